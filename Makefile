@@ -1,0 +1,36 @@
+# auditor: make install | make test | make demo | make bench
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: install test lint typecheck pytest demo bench clean
+
+$(STAMP): pyproject.toml
+	@./.ci/ensure-venv "$(PYTHON)" "$(VENV)"
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/pytest -n 2 -p no:cacheprovider
+
+test: lint typecheck pytest
+
+demo: install
+	$(BIN)/auditor demo
+
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache audit-report
