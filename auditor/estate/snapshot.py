@@ -1,0 +1,306 @@
+"""The snapshot file of contracts section 2: load, dump, errors with JSON paths.
+
+Loading is built for a million role assignments: the file is split into its top-level sections without
+building Python objects (``msgspec.Raw``); bulk sections decode straight into compact records
+(:mod:`auditor.estate.records`); the small sections (role definitions, clusters, domains, health events,
+developer tooling) are validated by the pydantic wire models. Unknown fields are kept and written back.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from pydantic import TypeAdapter, ValidationError
+
+from auditor.errors import InputError
+from auditor.estate import _errors
+from auditor.estate._files import line_column, read_input_bytes, write_atomic
+from auditor.estate.records import (
+    BULK_SECTIONS,
+    DenyAssignmentRecord,
+    DirectoryPrincipalRecord,
+    HierarchyRecord,
+    RoleAssignmentRecord,
+    finish_section,
+)
+from auditor.model.access import RoleDefinition
+from auditor.model.cluster import Cluster
+from auditor.model.devtooling import DevTooling
+from auditor.model.domain import Domain
+from auditor.model.health import HealthEvent
+
+SNAPSHOT_VERSION = 1
+
+SECTION_ORDER = (
+    "hierarchy",
+    "principals",
+    "roleDefinitions",
+    "roleAssignments",
+    "denyAssignments",
+    "clusters",
+    "domains",
+    "healthEvents",
+    "devTooling",
+)
+
+_SMALL_SECTIONS: dict[str, TypeAdapter[Any]] = {}
+
+
+def _small_adapter(section: str) -> TypeAdapter[Any]:
+    adapter = _SMALL_SECTIONS.get(section)
+    if adapter is None:
+        model: Any = {
+            "roleDefinitions": list[RoleDefinition],
+            "clusters": list[Cluster],
+            "domains": list[Domain],
+            "healthEvents": list[HealthEvent],
+            "devTooling": DevTooling | None,
+        }[section]
+        adapter = _SMALL_SECTIONS[section] = TypeAdapter(model)
+    return adapter
+
+
+@dataclass(eq=True)
+class Snapshot:
+    """The whole estate at one moment (contracts section 2).
+
+    Bulk sections hold records (:mod:`auditor.estate.records`), the others pydantic wire models. Field
+    names are the file's keys.
+    """
+
+    snapshotVersion: int = SNAPSHOT_VERSION
+    collectedAt: str | None = None
+    tenantId: str | None = None
+    hierarchy: list[HierarchyRecord] = field(default_factory=list)
+    principals: list[DirectoryPrincipalRecord] = field(default_factory=list)
+    roleDefinitions: list[RoleDefinition] = field(default_factory=list)
+    roleAssignments: list[RoleAssignmentRecord] = field(default_factory=list)
+    denyAssignments: list[DenyAssignmentRecord] = field(default_factory=list)
+    clusters: list[Cluster] = field(default_factory=list)
+    domains: list[Domain] = field(default_factory=list)
+    healthEvents: list[HealthEvent] = field(default_factory=list)
+    devTooling: DevTooling | None = None
+    extra: dict[str, bytes] = field(default_factory=dict)
+    """Unknown top-level keys, as raw JSON, written back unchanged."""
+    preserved: dict[str, dict[int, Any]] = field(default_factory=dict)
+    """Original JSON of bulk items that carried unknown fields (section -> index -> value)."""
+    source: str | None = field(default=None, compare=False)
+    """Where the snapshot was read from, for messages."""
+
+    def counts(self) -> dict[str, int]:
+        """How many records each section holds."""
+        out = {name: len(getattr(self, name)) for name in SECTION_ORDER if name != "devTooling"}
+        dev = self.devTooling
+        out["devTooling.apps"] = len(dev.apps) if dev else 0
+        out["devTooling.tokens"] = len(dev.tokens) if dev else 0
+        return out
+
+
+def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
+    """Read and validate a snapshot file. Raises :class:`InputError` (exit code 2) naming the file and
+    the JSON path of the first problem."""
+    name = os.fspath(path)
+    return loads_snapshot(read_input_bytes(name, what="snapshot file"), source=name)
+
+
+def loads_snapshot(data: bytes, *, source: str = "<snapshot>") -> Snapshot:
+    """Validate snapshot JSON bytes (see :func:`load_snapshot`)."""
+    top = _decode_top(data, source)
+    snap = Snapshot(source=source)
+    for key, raw in top.items():
+        if key == "snapshotVersion":
+            version = _scalar(raw, int, source, key)
+            if version != SNAPSHOT_VERSION:
+                raise InputError(
+                    f"expected {SNAPSHOT_VERSION}, found {_errors.describe_value(version)}",
+                    source=source,
+                    location=key,
+                )
+        elif key in ("collectedAt", "tenantId"):
+            setattr(snap, key, _scalar(raw, str | None, source, key))
+        elif key in BULK_SECTIONS:
+            records, preserved = _decode_bulk(key, raw, source)
+            setattr(snap, key, records)
+            if preserved:
+                snap.preserved[key] = preserved
+        elif key in SECTION_ORDER:
+            value = _decode_small(key, raw, source)
+            setattr(snap, key, value if value is not None or key == "devTooling" else [])
+        else:
+            snap.extra[key] = bytes(raw)
+    return snap
+
+
+def _decode_top(data: bytes, source: str) -> dict[str, msgspec.Raw]:
+    try:
+        top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
+    except msgspec.ValidationError:
+        kind = _json_kind(data)
+        raise InputError(
+            f"expected a JSON object at the top level, found {kind}", source=source
+        ) from None
+    except msgspec.DecodeError as exc:
+        raise _syntax_error(exc, data, source) from None
+    return top
+
+
+def _json_kind(data: bytes) -> str:
+    first = data.lstrip()[:1]
+    return {b"[": "an array", b'"': "a string", b"n": "null", b"t": "true", b"f": "false"}.get(
+        first, "a number"
+    )
+
+
+def _syntax_error(exc: msgspec.DecodeError, data: bytes, source: str) -> InputError:
+    text = str(exc)
+    if "truncated" in text:
+        line, column = line_column(data, len(data))
+        return InputError(
+            "the JSON ends too early (the file is truncated?); expected more input",
+            source=source,
+            location=f"line {line}, column {column}",
+        )
+    import re
+
+    m = re.search(r"byte (\d+)", text)
+    offset = int(m.group(1)) if m else 0
+    line, column = line_column(data, offset)
+    near = data[offset : offset + 1].decode("utf-8", errors="replace")
+    what = f"unexpected {near!r}" if near.strip() else "unexpected input"
+    return InputError(
+        f"invalid JSON: {what}; expected a JSON value, a comma or a closing bracket",
+        source=source,
+        location=f"line {line}, column {column}",
+    )
+
+
+def _scalar(raw: msgspec.Raw, typ: Any, source: str, key: str) -> Any:
+    try:
+        return msgspec.json.decode(raw, type=typ)
+    except msgspec.ValidationError as exc:
+        raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
+
+
+def _decode_bulk(key: str, raw: msgspec.Raw, source: str) -> tuple[list[Any], dict[int, Any]]:
+    cls = BULK_SECTIONS[key]
+    preserved: dict[int, Any] = {}
+    try:
+        records: list[Any] = msgspec.json.decode(raw, type=list[cls])  # type: ignore[valid-type]
+    except msgspec.ValidationError as exc:
+        if "unknown field" not in str(exc):
+            raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
+        records, preserved = _decode_bulk_keeping_unknown(key, cls, raw, source)
+    problem = finish_section(key, records)
+    if problem is not None:
+        index, path = problem
+        raise InputError(
+            "expected a value (the field is required), found nothing",
+            source=source,
+            location=f"{key}[{index}].{path}",
+        )
+    return records, preserved
+
+
+def _decode_bulk_keeping_unknown(
+    key: str, cls: type[Any], raw: msgspec.Raw, source: str
+) -> tuple[list[Any], dict[int, Any]]:
+    """The slow path: items with unknown fields are decoded without them and kept as given."""
+    items = msgspec.json.decode(raw)
+    if not isinstance(items, list):
+        raise InputError(
+            f"expected an array, found {_errors.describe_value(items)}", source=source, location=key
+        )
+    records: list[Any] = []
+    preserved: dict[int, Any] = {}
+    for index, item in enumerate(items):
+        known, had_unknown = _known_fields(item, cls)
+        try:
+            records.append(msgspec.convert(known, cls))
+        except msgspec.ValidationError as exc:
+            raise _errors.from_msgspec(
+                exc, source=source, prefix=f"{key}[{index}]", raw=msgspec.json.encode(item)
+            ) from None
+        if had_unknown:
+            preserved[index] = item
+    return records, preserved
+
+
+def _known_fields(value: Any, cls: type[Any]) -> tuple[Any, bool]:
+    if not isinstance(value, dict):
+        return value, False
+    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    out: dict[str, Any] = {}
+    unknown = False
+    for k, v in value.items():
+        f = fields.get(k)
+        if f is None:
+            unknown = True
+            continue
+        inner = _struct_type(f.type)
+        if inner is not None and isinstance(v, dict):
+            v, u = _known_fields(v, inner)
+            unknown |= u
+        elif inner is not None and isinstance(v, list):
+            parts = [_known_fields(x, inner) for x in v]
+            v = [p[0] for p in parts]
+            unknown |= any(p[1] for p in parts)
+        out[k] = v
+    return out, unknown
+
+
+def _struct_type(annotation: Any) -> type[Any] | None:
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _struct_type(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _decode_small(key: str, raw: msgspec.Raw, source: str) -> Any:
+    try:
+        return _small_adapter(key).validate_json(bytes(raw), strict=True)
+    except ValidationError as exc:
+        raise _errors.from_pydantic(exc, source=source, prefix=key) from None
+
+
+def dumps_snapshot(snapshot: Snapshot, *, indent: int | None = None) -> bytes:
+    """The snapshot as JSON bytes: every section, in the order of contracts section 2."""
+    out: dict[str, Any] = {"snapshotVersion": snapshot.snapshotVersion}
+    if snapshot.collectedAt is not None:
+        out["collectedAt"] = snapshot.collectedAt
+    if snapshot.tenantId is not None:
+        out["tenantId"] = snapshot.tenantId
+    for key in SECTION_ORDER:
+        value = getattr(snapshot, key)
+        if key in BULK_SECTIONS:
+            kept = snapshot.preserved.get(key)
+            out[key] = [kept.get(i, r) for i, r in enumerate(value)] if kept else value
+        elif key == "devTooling":
+            if value is not None:
+                out[key] = value.to_wire()
+        else:
+            out[key] = [m.to_wire() for m in value]
+    for key, raw in snapshot.extra.items():
+        out[key] = msgspec.Raw(raw)
+    data = msgspec.json.encode(out)
+    if indent:
+        data = msgspec.json.format(data, indent=indent)
+    return data + b"\n"
+
+
+def dump_snapshot(
+    snapshot: Snapshot,
+    path: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    indent: int | None = None,
+) -> None:
+    """Write the snapshot atomically; an existing file is refused unless ``overwrite``."""
+    write_atomic(
+        path, dumps_snapshot(snapshot, indent=indent), overwrite=overwrite, what="snapshot file"
+    )
