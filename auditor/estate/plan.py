@@ -158,16 +158,14 @@ def _request(index: int, item: Any, source: str) -> PlanRequest:
     url: str = item["url"]
     parts = urlsplit(url)
     path = unquote(parts.path)
-    for kind, (pattern, operation, model) in _ENDPOINTS.items():
-        m = pattern.match(path)
-        if m and method.upper() == "PUT":
-            break
-    else:
+    match = _match_endpoint(method, path)
+    if match is None:
         raise InputError(
             f"expected a request of the seed: {_ACCEPTED}; found {method} {path}",
             source=source,
             location=f"{where}.url",
         )
+    kind, m, operation, model = match
     versions = parse_qs(parts.query, keep_blank_values=True).get("api-version")
     try:
         body = model.model_validate(item["body"], strict=True)
@@ -187,6 +185,18 @@ def _request(index: int, item: Any, source: str) -> PlanRequest:
         body=body,
         raw_body=item["body"],
     )
+
+
+def _match_endpoint(
+    method: str, path: str
+) -> tuple[RequestKind, re.Match[str], str, type[Any]] | None:
+    if method.upper() != "PUT":
+        return None
+    for kind, (pattern, operation, model) in _ENDPOINTS.items():
+        m = pattern.match(path)
+        if m:
+            return kind, m, operation, model
+    return None
 
 
 def dumps_plan(plan: Plan, *, indent: int = 2) -> bytes:
