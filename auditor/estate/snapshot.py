@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from auditor.errors import InputError
 from auditor.estate import _errors
@@ -59,7 +59,9 @@ def _small_adapter(section: str) -> TypeAdapter[Any]:
             "healthEvents": list[HealthEvent],
             "devTooling": DevTooling | None,
         }[section]
-        adapter = _SMALL_SECTIONS[section] = TypeAdapter(model)
+        adapter = _SMALL_SECTIONS[section] = TypeAdapter(
+            model, config=ConfigDict(hide_input_in_errors=True)
+        )
     return adapter
 
 

@@ -12,9 +12,9 @@ class WireModel(BaseModel):
 
     - Field names are the wire names (camelCase, ``storageaccounts`` lower case), so no aliases.
     - ``strict``: a string where a boolean belongs is an error, not a coercion.
-    - ``extra="allow"``: an unknown field is kept (and dumped back), never refused; an audit reports odd
-      values instead of failing to read them. Enumerations are typed ``str`` for the same reason; the known
-      values live in ``StrEnum`` classes beside the models.
+    - ``extra="allow"``: an unknown field is kept (and dumped back), never refused; an audit reports
+      odd values instead of failing to read them. Enumerations are typed ``str`` for the same
+      reason; the known values live in ``StrEnum`` classes beside the models.
     - ``hide_input_in_errors``: validation errors never echo a value (it might be a secret).
     """
 

@@ -1,8 +1,8 @@
 """Secret values: passwords, storage keys, certificate data, API tokens.
 
 A :class:`Secret` never shows its value in ``repr``, ``str``, logs, error messages or dumps. Only
-:meth:`Secret.reveal` (and a dump with ``context={"reveal_secrets": True}``) returns it, for a client that
-is about to send it.
+:meth:`Secret.reveal` (and a dump with ``context={"reveal_secrets": True}``) returns it, for a
+client that is about to send it.
 """
 
 from __future__ import annotations
@@ -67,6 +67,14 @@ class Secret:
     def __reduce__(self) -> Any:
         raise TypeError("a Secret cannot be pickled")
 
+    # Immutable, so a copy is itself; without these, deepcopy (and model_copy(deep=True)) would hit
+    # __reduce__ and fail.
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+        return self
+
     @classmethod
     def __get_pydantic_core_schema__(
         cls, source: Any, handler: GetCoreSchemaHandler
@@ -74,8 +82,9 @@ class Secret:
         from_str = core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
         return core_schema.json_or_python_schema(
             json_schema=from_str,
+            # One error, at the field's own path (a plain union would add its branch names to it).
             python_schema=core_schema.union_schema(
-                [core_schema.is_instance_schema(cls), from_str]
+                [core_schema.is_instance_schema(cls), from_str], custom_error_type="string_type"
             ),
             serialization=core_schema.plain_serializer_function_ser_schema(
                 _serialize_secret, info_arg=True
@@ -138,5 +147,5 @@ class _ConfigMapMarker:
 ConfigMap = Annotated[
     dict[str, Any],
     _ConfigMapMarker,
-    PlainSerializer(_dump_config, info_arg=True, when_used="always"),
+    PlainSerializer(_dump_config, when_used="always"),
 ]
