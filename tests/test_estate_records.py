@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
@@ -44,11 +45,24 @@ def test_record_and_model_agree_on_a_full_assignment() -> None:
     assert msgspec.to_builtins(rec) == model.to_wire()
 
 
-def test_finish_section_interns_and_checks_required_fields() -> None:
-    recs = [msgspec.convert(_ra(), records.RoleAssignmentRecord) for _ in range(2)]
-    assert records.finish_section("roleAssignments", recs) is None
+def test_intern_strings_shares_repeated_values() -> None:
+    data = json.dumps([_ra(), _ra()]).encode()
+    recs = msgspec.json.decode(data, type=list[records.RoleAssignmentRecord])
+    assert recs[0].properties.scope is not recs[1].properties.scope
+    records.intern_strings("roleAssignments", recs)
     assert recs[0].properties.scope is recs[1].properties.scope
-    missing = [
-        msgspec.convert({"id": "x", "properties": {"scope": "/"}}, records.RoleAssignmentRecord)
-    ]
-    assert records.finish_section("roleAssignments", missing) == (0, "properties.roleDefinitionId")
+    assert recs[0].properties.principalId is recs[1].properties.principalId
+
+
+@pytest.mark.parametrize(
+    ("doc", "missing"),
+    [
+        ({"properties": {"scope": "/", "roleDefinitionId": "r", "principalId": "p"}}, "id"),
+        ({"id": "x"}, "properties"),
+        ({"id": "x", "properties": {"scope": "/", "principalId": "p"}}, "roleDefinitionId"),
+        ({"id": "x", "properties": {"roleDefinitionId": "r", "principalId": "p"}}, "scope"),
+    ],
+)
+def test_fields_the_engines_need_are_required(doc: dict[str, Any], missing: str) -> None:
+    with pytest.raises(msgspec.ValidationError, match=f"missing required field `{missing}`"):
+        msgspec.convert(doc, records.RoleAssignmentRecord)

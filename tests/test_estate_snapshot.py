@@ -270,3 +270,37 @@ def test_dump_is_atomic_and_never_overwrites_by_default(tmp_path: Path) -> None:
     dump_snapshot(Snapshot(tenantId="other"), path, overwrite=True)
     assert load_snapshot(path).tenantId == "other"
     assert [p.name for p in path.parent.iterdir()] == ["snap.json"]
+
+
+def test_large_sections_decode_in_chunks_with_the_same_result(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from auditor.estate import snapshot as snapshot_module
+
+    doc = {
+        "roleAssignments": [
+            {
+                "id": f"a{i}",
+                "properties": {
+                    "scope": f"/subscriptions/s{i % 3}",
+                    "roleDefinitionId": "r",
+                    "principalId": f"p{i % 5}",
+                },
+            }
+            for i in range(50)
+        ]
+    }
+    data = json.dumps(doc).encode()
+    whole = loads_snapshot(data)
+    monkeypatch.setattr(snapshot_module, "_CHUNK_BYTES", 10)
+    monkeypatch.setattr(snapshot_module, "_CHUNK_ITEMS", 7)
+    chunked = loads_snapshot(data)
+    assert chunked == whole
+    assert (
+        chunked.roleAssignments[3].properties.scope is chunked.roleAssignments[0].properties.scope
+    )
+    bad = json.loads(json.dumps(doc))
+    bad["roleAssignments"][40]["properties"]["principalId"] = 5
+    with pytest.raises(InputError) as info:
+        loads_snapshot(json.dumps(bad).encode())
+    assert info.value.location == "roleAssignments[40].properties.principalId"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -36,12 +37,13 @@ def _root(
     """Audit role and deny assignments, clusters, domains, health events and API tokens."""
 
 
-for _module in (_estate, _expr):
+for _module in (_estate, _expr, __import__("auditor.cli._access", fromlist=["register"]), __import__("auditor.cli._sandbox", fromlist=["register"]), __import__("auditor.cli._collect", fromlist=["register"]), __import__("auditor.cli._audit", fromlist=["register"])):  # fmt: skip
     _module.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user-facing errors become a message and an exit code, never a traceback."""
+    usage_errors, exits, aborts = _click_exception_types()
     try:
         app(args=argv, prog_name="auditor", standalone_mode=False)
     except AuditorError as exc:
@@ -50,25 +52,50 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _print_error("interrupted")
         return 130
-    except SystemExit as exc:  # typer.Exit / click usage errors
+    except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else 0
-    except Exception as exc:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            return exc.exit_code
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2
-        if isinstance(exc, click.exceptions.Abort):
-            _print_error("aborted")
-            return 1
+    except exits as exc:
+        return int(getattr(exc, "exit_code", 0))
+    except usage_errors as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # help was asked for by giving no arguments
+            return 0
+        exc.show()
+        return int(getattr(exc, "exit_code", 2)) or 2
+    except aborts:
+        _print_error("aborted")
+        return 1
+    except Exception as exc:  # anything unexpected: a message, not a traceback
         if os.environ.get("AUDITOR_DEBUG"):
             raise
         _print_error(f"internal error ({type(exc).__name__}); set AUDITOR_DEBUG=1 for details")
         return 70
     return 0
+
+
+def _click_exception_types() -> tuple[
+    tuple[type[Any], ...], tuple[type[Any], ...], tuple[type[Any], ...]
+]:
+    """Usage-error, exit and abort classes of typer's bundled click and of click itself."""
+    usage: list[type[Any]] = []
+    exits: list[type[Any]] = [typer.Exit]
+    aborts: list[type[Any]] = [typer.Abort]
+    try:
+        from typer._click.exceptions import ClickException as TyperClickException
+
+        usage.append(TyperClickException)
+    except ImportError:  # older typer uses click directly
+        pass
+    try:
+        import click
+
+        usage.append(click.ClickException)
+        exits.append(click.exceptions.Exit)
+        aborts.append(click.exceptions.Abort)
+    except ImportError:
+        pass
+    return tuple(usage), tuple(exits), tuple(aborts)
 
 
 def _print_error(message: str) -> None:

@@ -1,9 +1,274 @@
-"""``auditor estate show|generate`` and ``auditor demo``."""
+"""``auditor estate show|generate`` and ``auditor demo``.
+
+Heavy modules (the snapshot loader, the models, rich) are imported inside the commands so that
+``auditor --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+import re
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from auditor.estate.snapshot import Snapshot
+
+
+class ShowFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+_SUBSCRIPTION = re.compile(r"^/subscriptions/([^/]+)", re.IGNORECASE)
+
+PER_SUBSCRIPTION_KINDS = (
+    "roleAssignments",
+    "denyAssignments",
+    "clusters",
+    "domains",
+    "healthEvents",
+)
+"""What ``estate show`` counts per subscription."""
+
+DEMO_SNAPSHOT_NAME = "sample-snapshot.json"
+DEMO_PLANS_FOLDER = "plans"
+
+
+def subscription_of(resource_id: str | None) -> str | None:
+    """The subscription GUID an id or scope lies in (None above subscriptions)."""
+    if not resource_id:
+        return None
+    m = _SUBSCRIPTION.match(resource_id)
+    return m.group(1) if m else None
+
+
+def summarize_snapshot(snapshot: Snapshot) -> dict[str, Any]:
+    """Counts per section and per subscription (``estate show --format json`` prints this).
+
+    Subscriptions compare case-insensitively and keep the casing first seen; those of the hierarchy
+    come first, in its order, then any others in the order their ids appear. Scopes above every
+    subscription (management groups, ``/``) are counted under ``aboveSubscriptions``.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+
+    def row(sub: str) -> dict[str, Any]:
+        key = sub.lower()
+        found = rows.get(key)
+        if found is None:
+            found = rows[key] = {"subscriptionId": sub, "displayName": None}
+            found.update(dict.fromkeys(PER_SUBSCRIPTION_KINDS, 0))
+        return found
+
+    for entry in snapshot.hierarchy:
+        sub = subscription_of(entry.id)
+        if sub is not None and entry.id is not None and entry.id.rstrip("/").count("/") == 2:
+            row(sub)["displayName"] = entry.displayName
+    above = dict.fromkeys(PER_SUBSCRIPTION_KINDS, 0)
+    sources: dict[str, list[str | None]] = {
+        "roleAssignments": [ra.properties.scope for ra in snapshot.roleAssignments],
+        "denyAssignments": [da.properties.scope for da in snapshot.denyAssignments],
+        "clusters": [c.id for c in snapshot.clusters],
+        "domains": [d.id for d in snapshot.domains],
+        "healthEvents": [e.id for e in snapshot.healthEvents],
+    }
+    for kind, ids in sources.items():
+        for rid in ids:
+            sub = subscription_of(rid)
+            if sub is None:
+                above[kind] += 1
+            else:
+                row(sub)[kind] += 1
+    hierarchy_mgs = sum(
+        1 for h in snapshot.hierarchy if h.id and "/managementgroups/" in h.id.lower()
+    )
+    return {
+        "file": snapshot.source,
+        "snapshotVersion": snapshot.snapshotVersion,
+        "collectedAt": snapshot.collectedAt,
+        "tenantId": snapshot.tenantId,
+        "counts": snapshot.counts(),
+        "managementGroups": hierarchy_mgs,
+        "subscriptionCount": len(rows),
+        "subscriptions": list(rows.values()),
+        "aboveSubscriptions": above,
+    }
+
+
+_KIND_TITLES = {
+    "hierarchy": "Hierarchy entries",
+    "principals": "Principals",
+    "roleDefinitions": "Role definitions",
+    "roleAssignments": "Role assignments",
+    "denyAssignments": "Deny assignments",
+    "clusters": "Clusters",
+    "domains": "Domains",
+    "healthEvents": "Health events",
+    "devTooling.apps": "Developer-tooling apps",
+    "devTooling.tokens": "API tokens",
+}
+_COLUMN_TITLES = {
+    "roleAssignments": "Roles",
+    "denyAssignments": "Denies",
+    "clusters": "Clusters",
+    "domains": "Domains",
+    "healthEvents": "Events",
+}
+
+
+def print_summary(summary: dict[str, Any], output_format: ShowFormat) -> None:
+    """Print a :func:`summarize_snapshot` result as rich tables or as JSON on stdout."""
+    if output_format is ShowFormat.json:
+        import msgspec
+
+        typer.echo(msgspec.json.format(msgspec.json.encode(summary), indent=2).decode())
+        return
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    if not console.is_terminal:  # a file or a pipe: no need to squeeze into 80 columns
+        console = Console(highlight=False, width=120)
+    console.print(f"[bold]{summary['file']}[/bold]")
+    details = [f"snapshot version {summary['snapshotVersion']}"]
+    if summary["collectedAt"]:
+        details.append(f"collected {summary['collectedAt']}")
+    if summary["tenantId"]:
+        details.append(f"tenant {summary['tenantId']}")
+    console.print(", ".join(details), soft_wrap=True)
+
+    kinds = Table(title="Records per kind", box=box.SIMPLE_HEAD, title_justify="left")
+    kinds.add_column("Kind")
+    kinds.add_column("Count", justify="right")
+    for key, count in summary["counts"].items():
+        kinds.add_row(_KIND_TITLES.get(key, key), f"{count:,}")
+        if key == "hierarchy":
+            kinds.add_row("  of which management groups", f"{summary['managementGroups']:,}")
+    kinds.add_row("Subscriptions (hierarchy and ids)", f"{summary['subscriptionCount']:,}")
+    console.print(kinds)
+
+    subs = Table(
+        title="Per subscription",
+        caption="Roles: role assignments; Denies: deny assignments; Events: health events",
+        box=box.SIMPLE_HEAD,
+        title_justify="left",
+        caption_justify="left",
+    )
+    subs.add_column("Subscription", no_wrap=True)
+    subs.add_column("Name", overflow="fold", min_width=16)
+    for kind in PER_SUBSCRIPTION_KINDS:
+        subs.add_column(_COLUMN_TITLES[kind], justify="right")
+    for entry in summary["subscriptions"]:
+        subs.add_row(
+            entry["subscriptionId"],
+            entry["displayName"] or "",
+            *(f"{entry[k]:,}" for k in PER_SUBSCRIPTION_KINDS),
+        )
+    above = summary["aboveSubscriptions"]
+    if any(above.values()):
+        subs.add_row(
+            "[italic](above subscriptions)[/italic]",
+            "",
+            *(f"{above[k]:,}" for k in PER_SUBSCRIPTION_KINDS),
+        )
+    if summary["subscriptions"] or any(above.values()):
+        console.print(subs)
+    else:
+        console.print("No subscriptions.")
 
 
 def register(app: typer.Typer) -> None:
     """Add the estate commands to ``app``."""
+    estate = typer.Typer(
+        help="Look into snapshot files and make synthetic ones.",
+        no_args_is_help=True,
+    )
+    app.add_typer(estate, name="estate")
+
+    @estate.command("show")
+    def show(
+        file: Annotated[Path, typer.Argument(help="Snapshot file (contracts section 2).")],
+        output_format: Annotated[
+            ShowFormat, typer.Option("--format", "-f", help="table (rich tables) or json.")
+        ] = ShowFormat.table,
+    ) -> None:
+        """Count the records of a snapshot, per kind and per subscription."""
+        from auditor.estate.snapshot import load_snapshot
+
+        print_summary(summarize_snapshot(load_snapshot(file)), output_format)
+
+    @estate.command("generate")
+    def generate(
+        role_assignments: Annotated[
+            int, typer.Option("--role-assignments", help="How many role assignments.")
+        ],
+        seed: Annotated[int, typer.Option("--seed", help="Same seed, same bytes.")],
+        out: Annotated[Path, typer.Option("--out", "-o", help="Snapshot file to write.")],
+        principals: Annotated[
+            int | None,
+            typer.Option("--principals", help="Directory size [default: role assignments / 10]."),
+        ] = None,
+        deny_assignments: Annotated[
+            int | None,
+            typer.Option(
+                "--deny-assignments",
+                help="Deny assignments [default: 1% of the role assignments].",
+            ),
+        ] = None,
+        force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    ) -> None:
+        """Write a synthetic estate of the given size (seeded, streaming, bounded memory)."""
+        import time
+
+        from auditor.estate.generate import generate_estate
+
+        started = time.perf_counter()
+        result = generate_estate(
+            role_assignments,
+            seed=seed,
+            principals=principals,
+            deny_assignments=deny_assignments,
+            out=out,
+            overwrite=force,
+        )
+        seconds = time.perf_counter() - started
+        counts = result.counts
+        typer.echo(
+            f"wrote {out}: {counts['roleAssignments']:,} role assignments, "
+            f"{counts['denyAssignments']:,} deny assignments, {counts['principals']:,} principals, "
+            f"{result.subscriptions:,} subscriptions (at most "
+            f"{result.max_role_assignments_per_subscription:,} role assignments each); "
+            f"{result.bytes_written / 1e6:,.1f} MB in {seconds:.1f} s"
+        )
+
+    @app.command("demo")
+    def demo(
+        out: Annotated[
+            Path, typer.Option("--out", "-o", help="Folder for everything the demo writes.")
+        ] = Path("audit-report"),
+    ) -> None:
+        """Build the sample estate and its plans, write them to the output folder and show them."""
+        import msgspec
+
+        from auditor.errors import InputError
+        from auditor.estate._files import write_atomic
+        from auditor.estate.sample import sample_plans, sample_snapshot_bytes
+        from auditor.estate.snapshot import load_snapshot
+
+        if out.exists() and not out.is_dir():
+            raise InputError("expected a folder, found a file", source=str(out))
+        snapshot_path = out / DEMO_SNAPSHOT_NAME
+        write_atomic(snapshot_path, sample_snapshot_bytes(), overwrite=True, what="snapshot file")
+        plan_paths = []
+        for name, plan in sample_plans().items():
+            path = out / DEMO_PLANS_FOLDER / f"{name}.json"
+            data = msgspec.json.format(msgspec.json.encode(plan), indent=2) + b"\n"
+            write_atomic(path, data, overwrite=True, what="plan file")
+            plan_paths.append(path)
+        print_summary(summarize_snapshot(load_snapshot(snapshot_path)), ShowFormat.table)
+        typer.echo(f"wrote {snapshot_path}")
+        for path in plan_paths:
+            typer.echo(f"wrote {path}")

@@ -41,10 +41,10 @@ class DenyPermissionRecord(_Record):
     conditionVersion: str | None = None
 
 
-class DenyAssignmentPropertiesRecord(_Record):
+class DenyAssignmentPropertiesRecord(_Record, kw_only=True):
     denyAssignmentName: str | None = None
     description: str | None = None
-    scope: str | None = None
+    scope: str
     doNotApplyToChildScopes: bool | None = None
     permissions: list[DenyPermissionRecord] = []
     principals: list[PrincipalRecord] = []
@@ -58,20 +58,18 @@ class DenyAssignmentPropertiesRecord(_Record):
     updatedOn: str | None = None
 
 
-class DenyAssignmentRecord(_Record):
-    id: str | None = None
+class DenyAssignmentRecord(_Record, kw_only=True):
+    id: str
     name: str | None = None
     type: str | None = None
-    properties: DenyAssignmentPropertiesRecord = msgspec.field(
-        default_factory=DenyAssignmentPropertiesRecord
-    )
+    properties: DenyAssignmentPropertiesRecord
 
 
-class RoleAssignmentPropertiesRecord(_Record):
-    roleDefinitionId: str | None = None
-    principalId: str | None = None
+class RoleAssignmentPropertiesRecord(_Record, kw_only=True):
+    roleDefinitionId: str
+    principalId: str
     principalType: str | None = None
-    scope: str | None = None
+    scope: str
     description: str | None = None
     condition: str | None = None
     conditionVersion: str | None = None
@@ -82,19 +80,17 @@ class RoleAssignmentPropertiesRecord(_Record):
     updatedOn: str | None = None
 
 
-class RoleAssignmentRecord(_Record):
-    id: str | None = None
+class RoleAssignmentRecord(_Record, kw_only=True):
+    id: str
     name: str | None = None
     type: str | None = None
-    properties: RoleAssignmentPropertiesRecord = msgspec.field(
-        default_factory=RoleAssignmentPropertiesRecord
-    )
+    properties: RoleAssignmentPropertiesRecord
 
 
 class DirectoryPrincipalRecord(_Record):
     """A principal of the snapshot's directory (contracts section 2, ``principals``)."""
 
-    id: str | None = None
+    id: str
     type: str | None = None
     displayName: str | None = None
     email: str | None = None
@@ -106,7 +102,7 @@ class DirectoryPrincipalRecord(_Record):
 class HierarchyRecord(_Record):
     """A management group or subscription and its parent scope (contracts section 2)."""
 
-    id: str | None = None
+    id: str
     parent: str | None = None
     displayName: str | None = None
 
@@ -121,59 +117,39 @@ BULK_SECTIONS: dict[str, type[_Record]] = {
 
 
 def intern_strings(section: str, records: list[Any]) -> None:
-    """Share the repeated strings of a freshly decoded section (in place)."""
+    """Share the repeated strings of freshly decoded records (in place).
+
+    Only the fields that repeat across many records are shared (types, scopes, role and principal
+    ids, creators); timestamps and ids are mostly unique and left alone.
+    """
+    intern = _intern
     if section == "roleAssignments":
         for ra in records:
-            ra.type = _intern_opt(ra.type)
+            if ra.type is not None:
+                ra.type = intern(ra.type)
             p = ra.properties
-            p.roleDefinitionId = _intern_opt(p.roleDefinitionId)
-            p.principalId = _intern_opt(p.principalId)
-            p.principalType = _intern_opt(p.principalType)
-            p.scope = _intern_opt(p.scope)
-            p.createdBy = _intern_opt(p.createdBy)
-            p.updatedBy = _intern_opt(p.updatedBy)
-            p.createdOn = _intern_opt(p.createdOn)
-            p.updatedOn = _intern_opt(p.updatedOn)
+            p.roleDefinitionId = intern(p.roleDefinitionId)
+            p.principalId = intern(p.principalId)
+            p.scope = intern(p.scope)
+            if p.principalType is not None:
+                p.principalType = intern(p.principalType)
+            if p.createdBy is not None:
+                p.createdBy = intern(p.createdBy)
+            if p.updatedBy is not None:
+                p.updatedBy = intern(p.updatedBy)
     elif section == "denyAssignments":
         for da in records:
-            da.type = _intern_opt(da.type)
-            da.properties.scope = _intern_opt(da.properties.scope)
+            if da.type is not None:
+                da.type = intern(da.type)
+            da.properties.scope = intern(da.properties.scope)
     elif section == "principals":
         for pr in records:
-            pr.type = _intern_opt(pr.type)
-            pr.userType = _intern_opt(pr.userType)
-            pr.memberOf = [_intern(g) for g in pr.memberOf]
+            if pr.type is not None:
+                pr.type = intern(pr.type)
+            if pr.userType is not None:
+                pr.userType = intern(pr.userType)
+            pr.memberOf = [intern(g) for g in pr.memberOf]
 
 
 def _intern_opt(value: str | None) -> str | None:
     return None if value is None else _intern(value)
-
-
-_REQUIRED: dict[str, tuple[tuple[str, ...], ...]] = {
-    "hierarchy": (("id",),),
-    "principals": (("id",),),
-    "roleAssignments": (
-        ("id",),
-        ("properties", "scope"),
-        ("properties", "roleDefinitionId"),
-        ("properties", "principalId"),
-    ),
-    "denyAssignments": (("id",), ("properties", "scope")),
-}
-
-
-def finish_section(section: str, records: list[Any]) -> tuple[int, str] | None:
-    """Check the fields the engines cannot do without, then share repeated strings.
-
-    Returns ``(index, path)`` of the first record missing a required field, or None when all is well.
-    """
-    required = _REQUIRED.get(section, ())
-    for index, record in enumerate(records):
-        for path in required:
-            node: Any = record
-            for part in path:
-                node = getattr(node, part)
-            if node is None:
-                return index, ".".join(path)
-    intern_strings(section, records)
-    return None

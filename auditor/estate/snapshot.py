@@ -24,7 +24,7 @@ from auditor.estate.records import (
     DirectoryPrincipalRecord,
     HierarchyRecord,
     RoleAssignmentRecord,
-    finish_section,
+    intern_strings,
 )
 from auditor.model.access import RoleDefinition
 from auditor.model.cluster import Cluster
@@ -186,24 +186,42 @@ def _scalar(raw: msgspec.Raw, typ: Any, source: str, key: str) -> Any:
         raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
 
 
+_CHUNK_BYTES = 32 << 20
+"""Sections larger than this decode in chunks, each interned before the next is decoded, so the
+duplicate strings of a million records never exist all at once (lower peak memory)."""
+_CHUNK_ITEMS = 20_000
+
+
 def _decode_bulk(key: str, raw: msgspec.Raw, source: str) -> tuple[list[Any], dict[int, Any]]:
     cls = BULK_SECTIONS[key]
-    preserved: dict[int, Any] = {}
     try:
-        records: list[Any] = msgspec.json.decode(raw, type=list[cls])  # type: ignore[valid-type]
+        if len(raw) > _CHUNK_BYTES:
+            records = _decode_chunked(key, cls, raw)
+        else:
+            records = msgspec.json.decode(raw, type=list[cls])  # type: ignore[valid-type]
+            intern_strings(key, records)
+        return records, {}
     except msgspec.ValidationError as exc:
         if "unknown field" not in str(exc):
-            raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
-        records, preserved = _decode_bulk_keeping_unknown(key, cls, raw, source)
-    problem = finish_section(key, records)
-    if problem is not None:
-        index, path = problem
-        raise InputError(
-            "expected a value (the field is required), found nothing",
-            source=source,
-            location=f"{key}[{index}].{path}",
-        )
-    return records, preserved
+            # decode the whole section again for an error whose path counts from its start
+            try:
+                msgspec.json.decode(raw, type=list[cls])  # type: ignore[valid-type]
+            except msgspec.ValidationError as whole:
+                exc = whole
+            if "unknown field" not in str(exc):
+                raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
+    return _decode_bulk_keeping_unknown(key, cls, raw, source)
+
+
+def _decode_chunked(key: str, cls: type[Any], raw: msgspec.Raw) -> list[Any]:
+    parts = msgspec.json.decode(raw, type=list[msgspec.Raw])
+    decoder = msgspec.json.Decoder(list[cls])  # type: ignore[valid-type]
+    records: list[Any] = []
+    for start in range(0, len(parts), _CHUNK_ITEMS):
+        chunk = decoder.decode(b"[" + b",".join(parts[start : start + _CHUNK_ITEMS]) + b"]")
+        intern_strings(key, chunk)
+        records.extend(chunk)
+    return records
 
 
 def _decode_bulk_keeping_unknown(
@@ -227,6 +245,7 @@ def _decode_bulk_keeping_unknown(
             ) from None
         if had_unknown:
             preserved[index] = item
+    intern_strings(key, records)
     return records, preserved
 
 
