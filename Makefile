@@ -21,7 +21,14 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install
+# System packages the tests need: Debian's chromium (the HTML report is opened in a real headless
+# browser) and the pango libraries WeasyPrint renders PDFs with.
+SYSTEM_STAMP := $(VENV)/.system-deps-stamp
+$(SYSTEM_STAMP):
+	@./.ci/ensure-system-deps
+	@touch $(SYSTEM_STAMP)
+
+pytest: install $(SYSTEM_STAMP)
 	$(BIN)/pytest -n 2 -p no:cacheprovider
 
 test: lint typecheck pytest

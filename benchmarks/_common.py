@@ -52,4 +52,6 @@ def run_child(code: str, *args: str) -> dict[str, float]:
     return result
 
 
-PEAK = "import resource; peak_mb = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+PEAK = (
+    "import resource; peak_mb = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+)

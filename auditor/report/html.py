@@ -1,0 +1,292 @@
+"""HTML: one self-contained file that works offline (no CDN, no external font, script or image).
+
+Built from Jinja2 templates in the shipped ``reports/`` folder with autoescaping on and
+``StrictUndefined``. Sections: executive summary (severity chart and status bar as inline SVG),
+findings grouped by rule (evidence, remediation, references) with filters and search, an index by
+resource, the waiver register, the access section (privileged principals per subscription and
+each shadow admin's escalation path as a small SVG graph) and the rule catalogue.
+
+Untrusted text is escaped; evidence strings that carry markup (health-event descriptions) are
+cleaned by nh3 down to a few harmless tags. A Content-Security-Policy meta tag allows no source
+but the one inline script, pinned by its SHA-256, inline styles and ``data:`` images, so nothing
+from the data can run script even if it got through.
+
+:func:`build_context` prepares the same view of a result for the PDF renderer.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from auditor.audit.findings import SEVERITIES, SEVERITY_RANK, Finding, RuleInfo, WaiverInfo
+from auditor.report import _svg
+from auditor.report._sanitize import (
+    clean_html,
+    escape_html,
+    evidence_json,
+    is_url,
+    looks_like_html,
+    scalar_text,
+)
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from markupsafe import Markup
+
+    from auditor.audit.findings import AuditResult, EscalationPath, Privileged
+    from auditor.report import RenderOptions
+
+STATUS_ORDER = {"fail": 0, "baselined": 1, "waived": 2, "pass": 3}
+STATUSES = ("fail", "baselined", "waived", "pass")
+
+
+@dataclass
+class FindingView:
+    n: int
+    f: Finding
+    details: Markup
+    """Waiver, evidence, remediation and references (when they differ from the rule's), source:
+    built here with every value escaped, since this runs 10,000 times in a large report."""
+
+
+@dataclass
+class RuleGroup:
+    rule: RuleInfo
+    findings: list[FindingView] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def failing(self) -> int:
+        return self.counts.get("fail", 0)
+
+
+@dataclass
+class ResourceRow:
+    resource: str
+    resourceType: str
+    findings: list[FindingView] = field(default_factory=list)
+
+
+@dataclass
+class WaiverRow:
+    waiver: WaiverInfo
+    state: str
+    """``applied``, ``expired`` or ``stale``."""
+    findings: int
+
+
+def _ref_html(ref: str) -> str:
+    if is_url(ref):
+        e = escape_html(ref)
+        return f'<a href="{e}" rel="noopener noreferrer" target="_blank">{e}</a>'
+    return escape_html(ref)
+
+
+def evidence_html(evidence: dict[str, Any]) -> str:
+    """Evidence as a definition list: strings escaped, except those carrying markup (health-event
+    descriptions), which are cleaned by nh3; arrays and objects as JSON blocks."""
+    parts = ['<dl class="ev">']
+    for key, value in evidence.items():
+        parts.append(f"<dt>{escape_html(str(key))}</dt>")
+        if isinstance(value, str):
+            if looks_like_html(value):
+                parts.append(f'<dd class="rich">{clean_html(value)}</dd>')
+            else:
+                parts.append(f"<dd>{escape_html(value)}</dd>")
+        elif isinstance(value, dict | list | tuple):
+            text = evidence_json(value, indent=None)
+            if len(text) > 80:
+                text = evidence_json(value)
+            parts.append(f"<dd><pre>{escape_html(text)}</pre></dd>")
+        else:
+            parts.append(f"<dd>{escape_html(scalar_text(value))}</dd>")
+    parts.append("</dl>")
+    return "".join(parts)
+
+
+def details_html(f: Finding, rule: RuleInfo) -> str:
+    """The body of a finding's details (shared by the HTML and PDF reports)."""
+    out: list[str] = []
+    w = f.waiver
+    if w is not None:
+        what = "Expired waiver" if w.expired else "Waived by"
+        out.append(
+            f'<p class="waiver">{what} <code>{escape_html(w.id)}</code> until '
+            f"{escape_html(w.expires)}: {escape_html(w.justification)}</p>"
+        )
+    if f.evidence:
+        out.append(evidence_html(f.evidence))
+    if f.remediation and f.remediation != rule.remediation:
+        out.append(f"<p><strong>Remediation:</strong> {escape_html(f.remediation)}</p>")
+    if f.references and tuple(f.references) != tuple(rule.references):
+        refs = "; ".join(_ref_html(r) for r in f.references)
+        out.append(f"<p><strong>References:</strong> {refs}</p>")
+    where = ""
+    if f.source:
+        where = f"Source <code>{escape_html(f.source)}</code>"
+        if f.location:
+            where += f" at <code>{escape_html(f.location)}</code>"
+        where += " · "
+    out.append(f'<p class="small">{where}fingerprint <code>{escape_html(f.fingerprint)}</code></p>')
+    return "\n".join(out)
+
+
+def _sort_key(f: Finding) -> tuple[int, int, str]:
+    return (STATUS_ORDER.get(f.status, 9), -SEVERITY_RANK.get(f.severity, 0), f.resourceId)
+
+
+def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
+    """Everything the HTML and PDF templates show, computed once."""
+    from markupsafe import Markup
+
+    rules: dict[str, RuleInfo] = {r.id: r for r in result.rules}
+    groups: dict[str, RuleGroup] = {}
+    resources: dict[str, ResourceRow] = {}
+    views: list[FindingView] = []
+    for n, f in enumerate(result.findings):
+        rule = rules.get(f.ruleId)
+        if rule is None:
+            rule = rules[f.ruleId] = RuleInfo(
+                f.ruleId, f.title, f.severity, f.resourceType, (), "", f.remediation, f.references
+            )
+        view = FindingView(n=n, f=f, details=Markup(details_html(f, rule)))
+        views.append(view)
+        group = groups.get(f.ruleId)
+        if group is None:
+            group = groups[f.ruleId] = RuleGroup(rule)
+        group.findings.append(view)
+        group.counts[f.status] = group.counts.get(f.status, 0) + 1
+        row = resources.get(f.resourceId)
+        if row is None:
+            row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType)
+        row.findings.append(view)
+
+    for group in groups.values():
+        group.findings.sort(key=lambda v: _sort_key(v.f))
+    ordered_groups = sorted(
+        groups.values(),
+        key=lambda g: (
+            0 if g.failing else 1,
+            -SEVERITY_RANK.get(g.rule.severity, 0),
+            -g.failing,
+            g.rule.id,
+        ),
+    )
+    resource_rows = sorted(
+        resources.values(),
+        key=lambda r: (-sum(1 for v in r.findings if v.f.status == "fail"), r.resource.lower()),
+    )
+    for row in resource_rows:
+        row.findings.sort(key=lambda v: _sort_key(v.f))
+
+    summary = result.summary()
+    status_counts: Counter[str] = Counter(f.status for f in result.findings)
+    waived_by: Counter[str] = Counter(f.waiver.id for f in result.findings if f.waiver is not None)
+    waiver_rows = (
+        [WaiverRow(w, "applied", waived_by.get(w.id, 0)) for w in result.waivers]
+        + [WaiverRow(w, "expired", waived_by.get(w.id, 0)) for w in result.expiredWaivers]
+        + [WaiverRow(w, "stale", 0) for w in result.staleWaivers]
+    )
+    privileged: dict[str, list[Privileged]] = defaultdict(list)
+    escalations: list[tuple[EscalationPath, str]] = []
+    if result.access is not None:
+        for p in sorted(result.access.privileged, key=lambda p: (p.subscription, p.role)):
+            privileged[p.subscription].append(p)
+        escalations = [(e, _svg.escalation_graph(e)) for e in result.access.escalations]
+
+    failing = [f for f in result.findings if f.status == "fail"]
+    blocking = [f for f in failing if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[result.failOn]]
+    return {
+        "title": options.title,
+        "result": result,
+        "summary": summary,
+        "severities": SEVERITIES,
+        "statuses": STATUSES,
+        "status_counts": {s: status_counts.get(s, 0) for s in STATUSES},
+        "groups": ordered_groups,
+        "top_groups": [g for g in ordered_groups if g.failing][:10],
+        "resources": resource_rows,
+        "resources_failing": sum(
+            1 for r in resource_rows if any(v.f.status == "fail" for v in r.findings)
+        ),
+        "rules": sorted(rules.values(), key=lambda r: r.id),
+        "rule_ids": sorted(groups),
+        "waivers": waiver_rows,
+        "privileged": dict(privileged),
+        "escalations": escalations,
+        "severity_chart": _svg.severity_chart(summary),
+        "status_chart": _svg.status_bar(status_counts),
+        "blocking": len(blocking),
+        "failing": len(failing),
+        "total": len(result.findings),
+    }
+
+
+def _is_url(value: object) -> bool:
+    return isinstance(value, str) and is_url(value)
+
+
+@cache
+def environment() -> Environment:
+    """The Jinja2 environment of the shipped templates (autoescape on, StrictUndefined)."""
+    import jinja2
+
+    from auditor._resources import data_dir
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("reports"))),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=False,
+    )
+    env.tests["url"] = _is_url
+    env.filters["tojson_pretty"] = evidence_json
+    return env
+
+
+@cache
+def asset(name: str) -> str:
+    """A shipped text file of ``reports/`` (CSS, JavaScript)."""
+    from auditor._resources import data_dir
+
+    return (data_dir("reports") / name).read_text(encoding="utf-8")
+
+
+def script_hash(script: str) -> str:
+    """The CSP source expression allowing exactly this inline script."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def content_security_policy(script: str) -> str:
+    return (
+        "default-src 'none'; "
+        f"script-src '{script_hash(script)}'; "
+        "style-src 'unsafe-inline'; "
+        "img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def render(result: AuditResult, options: RenderOptions) -> bytes:
+    """The HTML report of ``result``."""
+    from markupsafe import Markup
+
+    env = environment()
+    script = asset("report.js")
+    context = build_context(result, options)
+    context.update(
+        css=Markup(asset("report.css")),
+        script=Markup(script),
+        csp=content_security_policy(script),
+        Markup=Markup,
+    )
+    html = env.get_template("report.html.j2").render(context)
+    return html.encode("utf-8")

@@ -1,0 +1,326 @@
+"""PDF: the audit report for reading and filing, and the GDPR export of one person's data.
+
+Rendered by WeasyPrint from Jinja2 templates and print CSS in the shipped ``reports/`` folder:
+cover, executive summary, findings by rule with evidence and remediation, access, waivers and an
+appendix of rules, with running headers and page numbers. A large estate is capped sensibly: the
+first ``pdf_detail_per_rule`` non-passing findings of each rule are shown in full, the rest in a
+compact table (at most ``pdf_max_table_rows`` rows in all), with a note pointing to the HTML,
+JSON and CSV reports, which hold everything.
+
+Layout runs in a child process (``python -m auditor.report.pdf``) with a time limit
+(``pdf_timeout``) and a memory ceiling, so a huge estate cannot hang or exhaust the audit; a
+timeout is a clear :class:`PdfRenderError`. WeasyPrint is given a URL fetcher that fetches
+nothing, so no markup in the data can make the PDF reach the network or read local files (the
+report needs no external resource: CSS and SVG are inline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from auditor.errors import AuditorError
+from auditor.report._sanitize import clip, evidence_json, scalar_text
+
+if TYPE_CHECKING:
+    from auditor.audit.findings import AuditResult
+    from auditor.report import RenderOptions
+
+MEMORY_LIMIT_BYTES = 8 << 30
+"""Address-space ceiling of the PDF child process."""
+
+
+class PdfRenderError(AuditorError):
+    """The PDF could not be produced (time limit, memory, or a layout failure)."""
+
+
+def render(result: AuditResult, options: RenderOptions) -> bytes:
+    """The PDF report of ``result``."""
+    data, _ = render_with_stats(result, options)
+    return data
+
+
+def render_with_stats(result: AuditResult, options: RenderOptions) -> tuple[bytes, dict[str, Any]]:
+    """The PDF report and figures about its making (seconds, child's peak memory, pages)."""
+    html = build_html(result, options)
+    return html_to_pdf(html, timeout=options.pdf_timeout, what=f"{len(result.findings)} findings")
+
+
+def build_html(result: AuditResult, options: RenderOptions) -> str:
+    """The HTML (print CSS inline) that the PDF is laid out from."""
+    from auditor.report.html import asset, build_context, environment
+
+    context = build_context(result, options)
+    per_rule = max(0, options.pdf_detail_per_rule)
+    table_budget = max(0, options.pdf_max_table_rows)
+    sections = []
+    left_out = 0
+    for group in context["groups"]:
+        shown = [v for v in group.findings if v.f.status != "pass"]
+        passed = len(group.findings) - len(shown)
+        detail, rest = shown[:per_rule], shown[per_rule:]
+        table = rest[:table_budget]
+        table_budget -= len(table)
+        omitted = len(rest) - len(table)
+        left_out += omitted
+        sections.append(
+            {
+                "group": group,
+                "detail": detail,
+                "table": table,
+                "omitted": omitted,
+                "passed": passed,
+                "rest": len(rest),
+            }
+        )
+    context.update(
+        css=_markup(asset("print.css")),
+        Markup=_markup,
+        pdf_sections=[s for s in sections if s["detail"] or s["table"] or s["omitted"]],
+        passed_only=[s["group"] for s in sections if not s["detail"] and not s["rest"]],
+        per_rule=per_rule,
+        left_out=left_out,
+    )
+    return str(environment().get_template("pdf.html.j2").render(context))
+
+
+def _markup(text: str) -> Any:
+    from markupsafe import Markup
+
+    return Markup(text)
+
+
+# --- GDPR export ------------------------------------------------------------------------------
+
+
+def _humanise(key: str) -> str:
+    words: list[str] = []
+    current = ""
+    for ch in key.replace("_", " ").replace("-", " "):
+        if ch.isupper() and current and not current[-1].isupper() and current[-1] != " ":
+            words.append(current)
+            current = ch
+        else:
+            current += ch
+    words.append(current)
+    text = " ".join(w.strip() for w in words if w.strip())
+    return text[:1].upper() + text[1:]
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _cell(value: Any) -> dict[str, Any]:
+    """A value for a table cell: scalars as text, anything else as a JSON block."""
+    if _is_scalar(value):
+        return {"text": "" if value is None else scalar_text(value), "block": False}
+    return {"text": clip(evidence_json(value), 20_000), "block": True}
+
+
+def _records_section(title: str, records: Sequence[Any], note: str = "") -> dict[str, Any]:
+    dicts = [r for r in records if isinstance(r, Mapping)]
+    if len(dicts) == len(records) and records:
+        columns: list[str] = []
+        for r in dicts:
+            for k in r:
+                if k not in columns:
+                    columns.append(str(k))
+        flat = all(_is_scalar(v) for r in dicts for v in r.values())
+        if flat and len(columns) <= 6:
+            return {
+                "title": title,
+                "note": note,
+                "count": len(records),
+                "columns": [_humanise(c) for c in columns],
+                "rows": [[_cell(r.get(c)) for c in columns] for r in dicts],
+                "records": [],
+            }
+        return {
+            "title": title,
+            "note": note,
+            "count": len(records),
+            "columns": [],
+            "rows": [],
+            "records": [[(_humanise(str(k)), _cell(v)) for k, v in r.items()] for r in dicts],
+        }
+    return {
+        "title": title,
+        "note": note,
+        "count": len(records),
+        "columns": ["Value"],
+        "rows": [[_cell(r)] for r in records],
+        "records": [],
+    }
+
+
+def gdpr_context(export: Mapping[str, Any]) -> dict[str, Any]:
+    """The GDPR export (any JSON object of sections of records) arranged for the template.
+
+    Top-level scalars describe the export; a top-level list is a section of records; an object
+    holding ``records`` (or ``items``) is a section with a title; a ``sections`` list holds such
+    objects; any other object is shown as a section of one record.
+    """
+    about: list[tuple[str, dict[str, Any]]] = []
+    sections: list[dict[str, Any]] = []
+
+    def add(key: str, value: Any) -> None:
+        if isinstance(value, Mapping):
+            records = value.get("records", value.get("items"))
+            if isinstance(records, list):
+                title = str(value.get("title") or value.get("name") or _humanise(key))
+                note = str(value.get("description") or value.get("note") or "")
+                sections.append(_records_section(title, records, note))
+            else:
+                sections.append(_records_section(_humanise(key), [value]))
+        elif isinstance(value, list):
+            sections.append(_records_section(_humanise(key), value))
+        else:
+            about.append((_humanise(key), _cell(value)))
+
+    for key, value in export.items():
+        if key == "sections" and isinstance(value, list):
+            for i, sec in enumerate(value):
+                add(f"section {i + 1}", sec)
+        else:
+            add(str(key), value)
+    subject = ""
+    for k in ("subject", "principal", "principalId", "email", "displayName"):
+        v = export.get(k)
+        if isinstance(v, str):
+            subject = v
+            break
+        if isinstance(v, Mapping):
+            subject = str(v.get("displayName") or v.get("email") or v.get("id") or "")
+            if subject:
+                break
+    return {"about": about, "sections": sections, "subject": subject}
+
+
+def render_gdpr_pdf(
+    export: Mapping[str, Any],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    timeout: float = 300.0,
+    title: str = "Personal data export",
+) -> bytes:
+    """The GDPR export (what the access engine's ``gdpr_export`` returns) as its own PDF; written
+    to ``path`` (atomically) when one is given."""
+    from auditor import __version__
+    from auditor.report.html import asset, environment
+
+    context = gdpr_context(export)
+    context.update(
+        title=title,
+        css=_markup(asset("print.css")),
+        generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        version=__version__,
+    )
+    html = str(environment().get_template("gdpr.html.j2").render(context))
+    data, _ = html_to_pdf(html, timeout=timeout, what="the GDPR export")
+    if path is not None:
+        from auditor.estate._files import write_atomic
+
+        write_atomic(path, data, overwrite=True, what="PDF export")
+    return data
+
+
+# --- the child process ------------------------------------------------------------------------
+
+
+def html_to_pdf(
+    html: str, *, timeout: float, what: str = "the report"
+) -> tuple[bytes, dict[str, Any]]:
+    """Lay ``html`` out as PDF in a child process stopped after ``timeout`` seconds."""
+    with tempfile.TemporaryDirectory(prefix="auditor-pdf-") as tmp:
+        out = Path(tmp) / "report.pdf"
+        cmd = [sys.executable, "-m", "auditor.report.pdf", "--worker", str(out)]
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_root, env.get("PYTHONPATH", "")) if p
+        )
+        started = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                cmd,
+                input=html.encode("utf-8"),
+                capture_output=True,
+                timeout=timeout,
+                env=env,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise PdfRenderError(
+                f"the PDF of {what} was not finished within {timeout:g} seconds and was stopped; "
+                "lower the detail (fewer findings per rule) or use the HTML report"
+            ) from None
+        elapsed = time.perf_counter() - started
+        if proc.returncode != 0 or not out.is_file():
+            detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            reason = detail[-1] if detail else f"exit code {proc.returncode}"
+            if "MemoryError" in reason:
+                reason = f"it needed more than {MEMORY_LIMIT_BYTES >> 30} GiB of memory"
+            raise PdfRenderError(f"the PDF of {what} could not be made: {clip(reason, 300)}")
+        stats: dict[str, Any] = {"seconds": elapsed}
+        with contextlib.suppress(ValueError):
+            stats.update(json.loads(proc.stdout.decode("utf-8") or "{}"))
+        return out.read_bytes(), stats
+
+
+def _no_fetcher() -> Any:
+    """A WeasyPrint URL fetcher that fetches nothing but ``data:`` URLs (the report is
+    self-contained; markup from the data cannot reach the network or local files)."""
+    base: Any = importlib.import_module("weasyprint.urls").URLFetcher
+
+    def fetch(self: Any, url: str, headers: Any = None) -> Any:
+        if not url.startswith("data:"):
+            raise ValueError("external resources are not fetched")
+        return base.fetch(self, url, headers)
+
+    return type("NoFetch", (base,), {"fetch": fetch})()
+
+
+def _worker(out_path: str) -> int:
+    import logging
+    import resource
+
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = MEMORY_LIMIT_BYTES
+        if hard != resource.RLIM_INFINITY:
+            limit = min(hard, limit)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    weasyprint: Any = importlib.import_module("weasyprint")
+
+    html = sys.stdin.buffer.read().decode("utf-8")
+    document = weasyprint.HTML(string=html, base_url=None, url_fetcher=_no_fetcher()).render()
+    document.write_pdf(out_path)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    figures = {
+        "pages": len(document.pages),
+        "peakMemoryMiB": usage.ru_maxrss / 1024,
+        "cpuSeconds": usage.ru_utime + usage.ru_stime,
+    }
+    sys.stdout.write(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - the child process
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        sys.exit(_worker(sys.argv[2]))
+    sys.stderr.write("usage: python -m auditor.report.pdf --worker OUT.pdf < page.html\n")
+    sys.exit(2)

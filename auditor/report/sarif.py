@@ -1,0 +1,517 @@
+"""SARIF 2.1.0 for code-scanning services.
+
+Choices, and why:
+
+- Every result is anchored to a real file: the ``--sarif-anchor`` file when one is given (a
+  repository file standing for an estate that lives elsewhere), otherwise the finding's source
+  (snapshot or plan), otherwise the audited target. URIs are relative to the source root (default:
+  the current directory, which in CI is the checkout) with ``uriBaseId`` ``%SRCROOT%``; a file
+  outside it gets an absolute ``file:`` URI. Code scanning needs ``region.startLine``: when the
+  finding's JSON path can be found in the file its line is used, else its nearest enclosing value's,
+  else line 1. No snippet is copied from the file (a plan can hold literal secrets).
+- The resource id goes in ``logicalLocations``; the finding's fingerprint in
+  ``partialFingerprints`` (key ``auditorFindingHash/v1``), so alerts follow the resource and the
+  rule rather than a line number.
+- Passing checks are not emitted. Code scanning turns results into alerts whatever their ``kind``,
+  and a rule with no result in a run closes its open alerts, which is exactly what a pass should
+  do; the number of passes is in ``invocations[0].properties``.
+- Waived findings carry ``suppressions`` (kind ``external``: the waiver file, with its id,
+  expiry and justification); baselined ones ``baselineState: unchanged``, new failures ``new``.
+- Limits: at most ``sarif_max_results`` (25,000) results, the most severe kept and a
+  ``toolExecutionNotification`` saying how many were left out; at most 20 tags per rule; messages,
+  descriptions and justifications clipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from bisect import bisect_right
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from auditor.audit.findings import SEVERITY_RANK, Finding, RuleInfo
+from auditor.report._sanitize import clip, is_url, one_line, xml_text
+
+if TYPE_CHECKING:
+    from auditor.audit.findings import AuditResult
+    from auditor.report import RenderOptions
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT_KEY = "auditorFindingHash/v1"
+
+SECURITY_SEVERITY: dict[str, str] = {
+    "critical": "9.5",
+    "high": "8.0",
+    "medium": "5.5",
+    "low": "3.0",
+    "info": "1.0",
+}
+"""Code scanning maps ``security-severity`` > 9.0 to critical, 7.0-8.9 high, 4.0-6.9 medium,
+0.1-3.9 low."""
+
+LEVEL: dict[str, str] = {
+    "critical": "error",
+    "high": "error",
+    "medium": "warning",
+    "low": "note",
+    "info": "note",
+}
+
+MAX_TAGS = 20
+MAX_MESSAGE = 4_000
+MAX_SHORT = 1_000
+MAX_FULL = 4_000
+MAX_HELP = 16_000
+MAX_JUSTIFICATION = 1_000
+MAX_SOURCE_BYTES = 64 << 20
+"""Files larger than this are not read for line numbers (results anchor to line 1)."""
+
+
+def render(result: AuditResult, options: RenderOptions) -> bytes:
+    """The SARIF log of ``result`` (one run), as compact UTF-8 JSON (code scanning caps the
+    upload's size; tools that show SARIF indent it themselves)."""
+    doc = build(result, options)
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
+    """The SARIF log as a JSON-ready dict."""
+    root = Path(options.source_root or os.getcwd()).resolve()
+    rules = _all_rules(result)
+    rule_index = {r.id: i for i, r in enumerate(rules)}
+
+    reported = [f for f in result.findings if f.status != "pass"]
+    reported.sort(key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), _status_order(f.status)))
+    limit = max(0, options.sarif_max_results)
+    dropped = max(0, len(reported) - limit)
+    kept = reported[:limit]
+
+    artifacts = _Artifacts(root, result, options.sarif_anchor)
+    results = [_result(f, rule_index, artifacts) for f in kept]
+
+    notifications: list[dict[str, Any]] = []
+    if dropped:
+        notifications.append(
+            {
+                "level": "warning",
+                "descriptor": {"id": "auditor/results-capped"},
+                "message": {
+                    "text": f"{dropped} of {len(reported)} results were left out (the least severe) "
+                    f"to stay within {limit} results per run; the JSON report has them all."
+                },
+            }
+        )
+    for source in result.incomplete:
+        notifications.append(
+            {
+                "level": "error",
+                "descriptor": {"id": "auditor/incomplete"},
+                "message": {"text": clip(f"Could not read in full: {one_line(source)}", 1000)},
+            }
+        )
+    summary = result.summary()
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not result.incomplete,
+        "startTimeUtc": result.startedAt,
+        "endTimeUtc": result.finishedAt,
+        "properties": {
+            "summary": summary,
+            "failOn": result.failOn,
+            "gateFailed": result.gate_failed,
+            "target": xml_text(result.target),
+            "expiredWaivers": [w.id for w in result.expiredWaivers],
+            "staleWaivers": [w.id for w in result.staleWaivers],
+            "baselineFixed": len(result.baselineFixed),
+        },
+    }
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "auditor",
+                "semanticVersion": result.toolVersion,
+                "version": result.toolVersion,
+                "rules": [_rule(r) for r in rules],
+            }
+        },
+        "automationDetails": {"id": f"auditor/{result.targetKind}/"},
+        "invocations": [invocation],
+        "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
+        "artifacts": artifacts.table(),
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _status_order(status: str) -> int:
+    return {"fail": 0, "baselined": 1, "waived": 2}.get(status, 3)
+
+
+def _all_rules(result: AuditResult) -> list[RuleInfo]:
+    """The catalogue's rules plus any rule a finding names that the catalogue lacks."""
+    rules = list(result.rules)
+    known = {r.id for r in rules}
+    for f in result.findings:
+        if f.ruleId not in known:
+            known.add(f.ruleId)
+            rules.append(
+                RuleInfo(
+                    id=f.ruleId,
+                    title=f.title or f.ruleId,
+                    severity=f.severity,
+                    resourceType=f.resourceType,
+                    runsOn=(),
+                    remediation=f.remediation,
+                    references=f.references,
+                )
+            )
+    return rules
+
+
+def _pascal(text: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    return "".join(w[:1].upper() + w[1:] for w in words) or "Rule"
+
+
+def _rule(rule: RuleInfo) -> dict[str, Any]:
+    title = one_line(xml_text(rule.title)) or rule.id
+    description = one_line(xml_text(rule.description)) or title
+    remediation = xml_text(rule.remediation).strip()
+    refs = [one_line(xml_text(r)) for r in rule.references if r.strip()]
+    help_text = remediation or "See the rule description."
+    help_md = help_text
+    if refs:
+        help_text += "\n\nReferences:\n" + "\n".join(f"- {r}" for r in refs)
+        help_md += "\n\n**References**\n\n" + "\n".join(
+            f"- <{r}>" if is_url(r) else f"- {_md_plain(r)}" for r in refs
+        )
+    tags = ["security", rule.severity]
+    if rule.resourceType:
+        tags.append(rule.resourceType)
+    tags.extend(f"runs-on/{k}" for k in rule.runsOn)
+    tags.extend(f"external/{_tag(r)}" for r in refs)
+    tags = list(dict.fromkeys(t for t in tags if t))[:MAX_TAGS]
+    out: dict[str, Any] = {
+        "id": rule.id,
+        "name": _pascal(title),
+        "shortDescription": {"text": clip(title, MAX_SHORT)},
+        "fullDescription": {"text": clip(description, MAX_FULL)},
+        "help": {"text": clip(help_text, MAX_HELP), "markdown": clip(help_md, MAX_HELP)},
+        "defaultConfiguration": {"level": LEVEL.get(rule.severity, "warning")},
+        "properties": {
+            "security-severity": SECURITY_SEVERITY.get(rule.severity, "5.5"),
+            "severity": rule.severity,
+            "precision": "high",
+            "problem.severity": _problem_severity(rule.severity),
+            "tags": tags,
+        },
+    }
+    urls = [r for r in refs if is_url(r)]
+    if urls:
+        out["helpUri"] = urls[0]
+    return out
+
+
+def _problem_severity(severity: str) -> str:
+    return {"critical": "error", "high": "error", "medium": "warning"}.get(
+        severity, "recommendation"
+    )
+
+
+def _tag(reference: str) -> str:
+    return re.sub(r"\s+", "-", reference.strip())[:80]
+
+
+def _md_plain(text: str) -> str:
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>])", r"\\\1", text)
+
+
+def _result(f: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
+    message = one_line(xml_text(f.message)) or one_line(xml_text(f.title)) or f.ruleId
+    uri, index, line = artifacts.locate(f)
+    physical: dict[str, Any] = {
+        "artifactLocation": _artifact_location(uri, index),
+        "region": {"startLine": line},
+    }
+    resource = one_line(xml_text(f.resourceId)) or "(unnamed resource)"
+    logical: dict[str, Any] = {
+        "fullyQualifiedName": resource,
+        "name": resource.rstrip("/").rsplit("/", 1)[-1] or resource,
+        "kind": "resource",
+    }
+    out: dict[str, Any] = {
+        "ruleId": f.ruleId,
+        "ruleIndex": rule_index[f.ruleId],
+        "kind": "fail",
+        "level": LEVEL.get(f.severity, "warning"),
+        "message": {"text": clip(message, MAX_MESSAGE)},
+        "locations": [{"physicalLocation": physical, "logicalLocations": [logical]}],
+        "baselineState": "unchanged" if f.status == "baselined" else "new",
+        "properties": {
+            "severity": f.severity,
+            "status": f.status,
+            "security-severity": SECURITY_SEVERITY.get(f.severity, "5.5"),
+            "resourceType": f.resourceType,
+        },
+    }
+    if f.fingerprint:
+        out["partialFingerprints"] = {FINGERPRINT_KEY: f.fingerprint}
+    if f.location:
+        out["properties"]["jsonPath"] = clip(xml_text(f.location), 1000)
+    if f.status == "waived":
+        suppression: dict[str, Any] = {"kind": "external", "status": "accepted"}
+        if f.waiver is not None:
+            suppression["justification"] = clip(
+                one_line(xml_text(f.waiver.justification)) or "waived", MAX_JUSTIFICATION
+            )
+            suppression["properties"] = {
+                "waiverId": f.waiver.id,
+                "expires": f.waiver.expires,
+            }
+        else:
+            suppression["justification"] = "waived"
+        out["suppressions"] = [suppression]
+    return out
+
+
+def _artifact_location(uri: str, index: int) -> dict[str, Any]:
+    loc: dict[str, Any] = {"uri": uri, "index": index}
+    if not uri.startswith("file:"):
+        loc["uriBaseId"] = SRCROOT
+    return loc
+
+
+class _Artifacts:
+    """The files results point at: their URIs, artifact indexes and the lines of JSON paths."""
+
+    def __init__(self, root: Path, result: AuditResult, anchor: str | None) -> None:
+        self.root = root
+        self.anchor = anchor
+        self.fallback = anchor or (result.target if result.targetKind != "api" else None)
+        self.uris: dict[str, int] = {}
+        self.order: list[tuple[str, str]] = []  # (uri, role)
+        self.locators: dict[str, _JsonLocator | None] = {}
+        self._uri_cache: dict[str, str] = {}
+        self._wanted: dict[str, set[tuple[str | int, ...]]] = {}
+        # collect the paths wanted per file first, so each file is scanned once
+        for f in result.findings:
+            path = self._file_for(f)
+            if path is not None and f.location:
+                parsed = parse_json_path(f.location)
+                if parsed is not None:
+                    self._wanted.setdefault(path, set()).add(parsed)
+
+    def _file_for(self, f: Finding) -> str | None:
+        return self.anchor or f.source or self.fallback
+
+    def locate(self, f: Finding) -> tuple[str, int, int]:
+        path = self._file_for(f)
+        if path is None or not path.strip():
+            path = "auditor-findings"
+        uri = self._uri(path)
+        index = self.uris.get(uri)
+        if index is None:
+            index = self.uris[uri] = len(self.order)
+            self.order.append((uri, "analysisTarget"))
+        line = 1
+        if f.location:
+            parsed = parse_json_path(f.location)
+            locator = self._locator(path)
+            if parsed is not None and locator is not None:
+                line = locator.line_of(parsed)
+        return uri, index, line
+
+    def _locator(self, path: str) -> _JsonLocator | None:
+        if path not in self.locators:
+            locator: _JsonLocator | None = None
+            try:
+                p = Path(path)
+                if p.is_file() and p.stat().st_size <= MAX_SOURCE_BYTES:
+                    text = p.read_text(encoding="utf-8-sig", errors="replace")
+                    locator = _JsonLocator(text, self._wanted.get(path, set()))
+            except OSError:
+                locator = None
+            self.locators[path] = locator
+        return self.locators[path]
+
+    def _uri(self, path: str) -> str:
+        uri = self._uri_cache.get(path)
+        if uri is None:
+            uri = self._uri_cache[path] = self._make_uri(path)
+        return uri
+
+    def _make_uri(self, path: str) -> str:
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://", path):
+            return path  # already a URI (an API base URL as a last resort)
+        p = Path(path)
+        absolute = (p if p.is_absolute() else Path.cwd() / p).resolve()
+        try:
+            rel = absolute.relative_to(self.root)
+        except ValueError:
+            return absolute.as_uri()
+        return quote(rel.as_posix(), safe="/-_.~") or quote(absolute.name)
+
+    def table(self) -> list[dict[str, Any]]:
+        out = []
+        for uri, role in self.order:
+            loc: dict[str, Any] = {"uri": uri}
+            if not uri.startswith("file:"):
+                loc["uriBaseId"] = SRCROOT
+            out.append({"location": loc, "roles": [role]})
+        return out
+
+
+# --- JSON paths to line numbers --------------------------------------------------------------
+
+_SEGMENT = re.compile(
+    r"""\[\s*(?P<index>\d+)\s*\]"""
+    r"""|\[\s*(?P<quote>['"])(?P<qkey>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\s*\]"""
+    r"""|\.?(?P<name>[^.\[\]]+)""",
+    re.DOTALL,
+)
+
+
+@lru_cache(maxsize=4096)
+def parse_json_path(path: str) -> tuple[str | int, ...] | None:
+    """``domains[0].properties['a.b']``, ``$.domains[0]`` or the JSON pointer ``/domains/0`` as a
+    tuple of keys and indexes (``None`` when it is not a path)."""
+    text = path.strip()
+    if not text or text in {"$", "/"}:
+        return ()
+    if text.startswith("/"):
+        parts: list[str | int] = []
+        for raw in text[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            parts.append(int(token) if token.isdigit() else token)
+        return tuple(parts)
+    if text.startswith("$"):
+        text = text[1:]
+    out: list[str | int] = []
+    pos = 0
+    while pos < len(text):
+        m = _SEGMENT.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        if m.group("index") is not None:
+            out.append(int(m.group("index")))
+        elif m.group("qkey") is not None:
+            out.append(re.sub(r"\\(.)", r"\1", m.group("qkey")))
+        else:
+            out.append(m.group("name"))
+        pos = m.end()
+    return tuple(out)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
+
+
+class _JsonLocator:
+    """Lines of the values at given paths in one JSON text, found in a single token scan.
+
+    A dotted path may not say where a key containing dots ends (``gateway.restAuthCredential.
+    password``); a wanted path matches a real one whose keys, joined with dots, spell the same
+    text. Keys compare case-insensitively (ids do, in this estate).
+    """
+
+    def __init__(self, text: str, wanted: set[tuple[str | int, ...]]) -> None:
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+        self._lines: dict[tuple[str | int, ...], int] = {}
+        self._scan(text, wanted)
+
+    def _line(self, offset: int) -> int:
+        return bisect_right(self._newlines, offset - 1) + 1
+
+    @staticmethod
+    def _norm(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+        out: list[str | int] = []
+        for part in path:
+            if isinstance(part, int):
+                out.append(part)
+            else:
+                out.extend(p.lower() for p in part.split("."))
+        return tuple(out)
+
+    def _scan(self, text: str, wanted: set[tuple[str | int, ...]]) -> None:
+        prefixes: set[tuple[str | int, ...]] = set()
+        for w in wanted:
+            n = self._norm(w)
+            for i in range(len(n) + 1):
+                prefixes.add(n[:i])
+        if not prefixes:
+            return
+        lines = self._lines
+        # stack of [kind, path, current index or key, expecting a key]
+        stack: list[list[Any]] = []
+        pending: tuple[str | int, ...] | None = ()  # path of the next value (None: skip it)
+        skip_depth = 0
+        for m in _TOKEN.finditer(text):
+            tok = m.group()
+            first = tok[0]
+            if skip_depth:
+                if first in "{[":
+                    skip_depth += 1
+                elif first in "}]":
+                    skip_depth -= 1
+                continue
+            if first == ",":
+                if stack and stack[-1][0] == "[":
+                    stack[-1][2] += 1
+                    pending = self._child(stack, prefixes)
+                elif stack:
+                    stack[-1][3] = True
+                continue
+            if first == ":":
+                continue
+            if first in "}]":
+                if stack:
+                    stack.pop()
+                continue
+            if stack and stack[-1][0] == "{" and stack[-1][3]:
+                # an object key
+                try:
+                    key = json.loads(tok) if first == '"' else tok
+                except ValueError:
+                    key = tok
+                stack[-1][2] = str(key)
+                stack[-1][3] = False
+                pending = self._child(stack, prefixes)
+                continue
+            # a value starts here
+            if pending is None:
+                if first in "{[":
+                    skip_depth = 1
+                continue
+            lines.setdefault(pending, self._line(m.start()))
+            if first == "{":
+                stack.append(["{", pending, None, True])
+            elif first == "[":
+                stack.append(["[", pending, 0, False])
+                pending = self._child(stack, prefixes)
+
+    def _child(
+        self, stack: list[list[Any]], prefixes: set[tuple[str | int, ...]]
+    ) -> tuple[str | int, ...] | None:
+        top = stack[-1]
+        part = top[2]
+        if isinstance(part, str):
+            child = top[1] + tuple(p.lower() for p in part.split("."))
+        else:
+            child = (*top[1], part)
+        return child if child in prefixes else None
+
+    def line_of(self, path: tuple[str | int, ...]) -> int:
+        """The line of the value at ``path``, or of its nearest enclosing value found, or 1."""
+        n = self._norm(path)
+        for i in range(len(n), -1, -1):
+            line = self._lines.get(n[:i])
+            if line is not None:
+                return line
+        return 1

@@ -1,0 +1,171 @@
+"""The text report for a terminal: the gate's verdict, a summary by severity, and the failing,
+waived and baselined findings (passes are counted, not listed).
+
+:func:`render` gives plain text (no colours, no box drawing), for files, pipes and CI logs;
+:func:`print_rich` draws the same report with rich tables and colours on a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from auditor.audit.findings import (
+    SEVERITIES,
+    AuditResult,
+    Finding,
+    Severity,
+    WaiverInfo,
+    at_least,
+)
+
+if TYPE_CHECKING:
+    from auditor.report import RenderOptions
+
+SEVERITY_STYLE = {
+    "critical": "bold white on red",
+    "high": "bold red",
+    "medium": "yellow",
+    "low": "cyan",
+    "info": "dim",
+}
+
+
+def _verdict(result: AuditResult) -> str:
+    blocking = [f for f in result.failures if at_least(f.severity, result.failOn)]
+    if result.incomplete:
+        return "INCOMPLETE: some sources could not be read (" + "; ".join(result.incomplete) + ")"
+    reasons = []
+    if blocking:
+        reasons.append(f"{len(blocking)} failing finding(s) at or above {result.failOn}")
+    if result.expiredWaivers:
+        reasons.append(f"{len(result.expiredWaivers)} expired waiver(s)")
+    if reasons:
+        return "FAILED: " + " and ".join(reasons)
+    return f"PASSED: no failing finding at or above {result.failOn}"
+
+
+def _summary_line(result: AuditResult) -> str:
+    s = result.summary()
+    parts = [f"{sev} {s[sev]}" for sev in SEVERITIES]
+    extra = f"passed {s['passed']}, waived {s['waived']}"
+    if s.get("baselined"):
+        extra += f", baselined {s['baselined']}"
+    return "Failing: " + ", ".join(parts) + " | " + extra
+
+
+def _waiver_line(w: WaiverInfo) -> str:
+    return f"{w.id} (rule {w.rule}, resource {w.resource}, expires {w.expires}): {w.justification}"
+
+
+def _groups(result: AuditResult) -> list[tuple[str, list[Finding]]]:
+    by_status: dict[str, list[Finding]] = {"fail": [], "waived": [], "baselined": []}
+    for f in result.findings:
+        if f.status in by_status:
+            by_status[f.status].append(f)
+    return [
+        ("Failing findings", by_status["fail"]),
+        ("Waived findings", by_status["waived"]),
+        ("Baselined findings (accepted by the baseline)", by_status["baselined"]),
+    ]
+
+
+def _notes(result: AuditResult) -> list[tuple[str, list[str]]]:
+    notes: list[tuple[str, list[str]]] = []
+    if result.expiredWaivers:
+        notes.append(
+            (
+                "Expired waivers (their findings fail again)",
+                [_waiver_line(w) for w in result.expiredWaivers],
+            )
+        )
+    if result.staleWaivers:
+        notes.append(
+            ("Stale waivers (matched nothing)", [_waiver_line(w) for w in result.staleWaivers])
+        )
+    if result.baselineFixed:
+        notes.append(("Baseline entries fixed", list(result.baselineFixed)))
+    if result.baselineStale:
+        notes.append(("Baseline entries stale (resource gone)", list(result.baselineStale)))
+    return notes
+
+
+def _header(result: AuditResult) -> str:
+    return (
+        f"auditor {result.toolVersion}: {result.targetKind} {result.target} "
+        f"({result.startedAt} to {result.finishedAt})"
+    )
+
+
+def render_plain(result: AuditResult) -> str:
+    lines = [_header(result), _summary_line(result), _verdict(result), ""]
+    for title, items in _groups(result):
+        if not items:
+            continue
+        lines.append(f"{title} ({len(items)}):")
+        for f in items:
+            lines.append(f"  [{f.severity.upper()}] {f.ruleId}  {f.resourceId}")
+            lines.append(f"      {f.message}")
+            if f.waiver is not None:
+                state = "EXPIRED " if f.waiver.expired else ""
+                lines.append(
+                    f"      {state}waiver {f.waiver.id} until {f.waiver.expires}: "
+                    f"{f.waiver.justification}"
+                )
+            if f.status == "fail" and f.remediation:
+                lines.append(f"      fix: {f.remediation}")
+        lines.append("")
+    for note_title, notes in _notes(result):
+        lines.append(f"{note_title} ({len(notes)}):")
+        lines.extend(f"  {item}" for item in notes)
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render(result: AuditResult, options: RenderOptions) -> bytes:
+    """Plain text (for files, pipes and CI logs)."""
+    return render_plain(result).encode("utf-8")
+
+
+def _rows(items: Iterable[Finding]) -> Iterable[tuple[Severity, str, str, str]]:
+    for f in items:
+        message = f.message
+        if f.waiver is not None:
+            state = "expired " if f.waiver.expired else ""
+            message += f"\n({state}waiver {f.waiver.id} until {f.waiver.expires})"
+        yield f.severity, f.ruleId, f.resourceId, message
+
+
+def print_rich(result: AuditResult, console: Any) -> None:
+    """The report drawn with rich on ``console`` (a :class:`rich.console.Console`)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console.print(Text(_header(result), style="bold"))
+    summary = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    s = result.summary()
+    for sev in SEVERITIES:
+        summary.add_column(sev, justify="right", style=SEVERITY_STYLE[sev])
+    for name in ("passed", "waived", "baselined"):
+        summary.add_column(name, justify="right")
+    summary.add_row(*(str(s[k]) for k in [*SEVERITIES, "passed", "waived", "baselined"]))
+    console.print(summary)
+    verdict = _verdict(result)
+    console.print(
+        Text(verdict, style="bold red" if not verdict.startswith("PASSED") else "bold green")
+    )
+    for title, items in _groups(result):
+        if not items:
+            continue
+        table = Table(title=f"{title} ({len(items)})", title_justify="left", show_lines=False)
+        table.add_column("Severity")
+        table.add_column("Rule", no_wrap=True)
+        table.add_column("Resource", overflow="fold")
+        table.add_column("Message", overflow="fold")
+        for sev, rule, resource, message in _rows(items):
+            table.add_row(Text(sev, style=SEVERITY_STYLE[sev]), rule, resource, message)
+        console.print(table)
+    for title, notes in _notes(result):
+        console.print(Text(f"{title} ({len(notes)}):", style="bold"))
+        for note in notes:
+            console.print(f"  {note}", markup=False, highlight=False)
