@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PEAK, cached_estate, run_child  # noqa: E402
+from _common import PEAK, cached_estate, run_child
 
 READ = "import sys, time, json; data = open(sys.argv[1], 'rb').read(); base = peak_mb(); t = time.perf_counter()\n"
 DONE = "el = time.perf_counter() - t; print(json.dumps({'seconds': el, 'peak_mb': peak_mb(), 'file_mb': len(data) / 2**20}))\n"
