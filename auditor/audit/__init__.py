@@ -1,1 +1,32 @@
-"""The audit: rule packs, the rule engine, waivers, baselines and the findings model."""
+"""The audit: rule packs, the rule engine, waivers, baselines and the findings model.
+
+Library entry points (imported lazily, so ``auditor.audit.findings`` stays light for renderers)::
+
+    from auditor.audit import AuditOptions, audit_snapshot, gate_plan
+    result = audit_snapshot(load_snapshot("estate.json"), AuditOptions(checks=["DOM-*"]))
+    result.exit_code            # 0, 1 (gate failed) or 3 (incomplete)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LAZY = {
+    "AuditOptions": "auditor.audit.runner",
+    "audit_snapshot": "auditor.audit.runner",
+    "gate_plan": "auditor.audit.runner",
+    "rule_catalogue_json": "auditor.audit.runner",
+    "shipped_catalogue": "auditor.audit.packs",
+    "load_catalogue": "auditor.audit.packs",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditor.audit' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -79,7 +79,7 @@ class WaiverInfo:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One rule evaluated on one resource (contracts section 6).
 
@@ -183,6 +183,8 @@ class AuditResult:
     expiredWaivers: list[WaiverInfo] = field(default_factory=list)
     baselineFixed: list[str] = field(default_factory=list)
     """Fingerprints in the baseline that no longer fail (fixed)."""
+    baselineStale: list[str] = field(default_factory=list)
+    """Fingerprints in the baseline whose resource was not judged any more (gone)."""
     incomplete: list[str] = field(default_factory=list)
     """Sources that could not be read in full (exit code 3)."""
     access: AccessSummary | None = None
@@ -238,6 +240,6 @@ class AuditResult:
                 "expired": [w.to_json() for w in self.expiredWaivers],
                 "stale": [w.to_json() for w in self.staleWaivers],
             },
-            "baseline": {"fixed": list(self.baselineFixed)},
+            "baseline": {"fixed": list(self.baselineFixed), "stale": list(self.baselineStale)},
             "incomplete": list(self.incomplete),
         }

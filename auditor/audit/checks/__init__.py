@@ -1,0 +1,54 @@
+"""Named checks: what rule packs cannot say as a predicate, one small module per family.
+
+=================  =====================================================================
+module             checks
+=================  =====================================================================
+``network``        ``inbound-ip-rules`` (DOM-003), ``domain-open-to-internet`` (DOM-002)
+``domain``         ``input-schema-mapping`` (DOM-009)
+``cluster``        ``roles-in-virtual-network``, ``gateway-auth``, ``node-password-login``,
+                   ``cluster-version``, ``default-storage-account``
+``secrets``        ``literal-secrets`` (CLU-008), ``weak-passwords`` (CLU-010),
+                   ``token-values`` (TOK-006)
+``jdbc``           ``jdbc-tls`` (CLU-012)
+``health``         ``service-issue-in-region``, ``event-affects-subscription``,
+                   ``event-priority``
+``tokens``         ``token-after-retirement``, ``token-description``, ``token-limit``
+``plan``           ``plan-api-version`` (PLAN-001)
+``access``         the access-control rules (RBAC-*, DENY-*) over :mod:`auditor.access`
+=================  =====================================================================
+"""
+
+from __future__ import annotations
+
+from auditor.audit.checks import (  # noqa: F401  (imported to register their checks)
+    access,
+    cluster,
+    domain,
+    health,
+    jdbc,
+    network,
+    plan,
+    secrets,
+    tokens,
+)
+from auditor.audit.checks._registry import (
+    CHECKS,
+    CheckContext,
+    CheckSpec,
+    Outcome,
+    PassMany,
+    describe_secret,
+    resource_check,
+    run_check,
+)
+
+__all__ = [
+    "CHECKS",
+    "CheckContext",
+    "CheckSpec",
+    "Outcome",
+    "PassMany",
+    "describe_secret",
+    "resource_check",
+    "run_check",
+]

@@ -1,0 +1,370 @@
+"""The rule engine: runs the selected rules over a snapshot or a plan and yields findings, passes and
+failures alike, with the evidence that decided, a stable fingerprint, and where the resource is.
+
+Predicate rules are evaluated here (the filter engine over the resource's effective JSON); named
+checks come from :mod:`auditor.audit.checks`. Messages are the packs' templates filled from the
+check's fields, its evidence, the settings and the resource's JSON (secrets masked there). As a last
+line of defence every secret value met while checking is scrubbed from messages and evidence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditor.audit.checks import CHECKS, CheckContext, Outcome, PassMany
+from auditor.audit.findings import Finding, RunsOn, Severity, fingerprint
+from auditor.audit.packs import Rule, render_template, template_fields
+from auditor.audit.resources import (
+    RESOURCE_KINDS,
+    Resource,
+    ResourceKind,
+    get_path,
+    has_path,
+    plan_resources,
+    snapshot_resources,
+)
+from auditor.estate.plan import Plan
+from auditor.estate.snapshot import Snapshot
+from auditor.model.secrets import MASK
+
+_EMPTY: dict[str, Any] = {}
+
+
+def format_value(value: Any) -> str:
+    """A value as message text: ``not set`` for null, ``true``/``false``, lists joined."""
+    if value is None:
+        return "not set"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [format_value(v) for v in value]
+        return ", ".join(items) if items else "none"
+    if isinstance(value, dict):
+        return "an object"
+    return str(value)
+
+
+@dataclass
+class Evaluation:
+    """What one evaluation produced."""
+
+    findings: list[Finding]
+    context: CheckContext
+    rules_run: list[Rule] = field(default_factory=list)
+
+
+class _Messages:
+    """Template rendering; ``constant`` holds the templates that read nothing but settings,
+    rendered once (bulk passes never render anything)."""
+
+    def __init__(self, settings: Mapping[str, Any], templates: Iterable[str] = ()) -> None:
+        self.settings = settings
+        self.constant: dict[str, str] = {}
+        for template in templates:
+            if all(n.startswith("settings.") for n in template_fields(template)):
+                self.constant[template] = render_template(template, self._setting)
+
+    def _setting(self, name: str) -> str:
+        return format_value(self.settings.get(name[9:]))
+
+    def render(
+        self,
+        template: str,
+        outcome: Outcome | None,
+        resource: Resource | None,
+        resource_id: str,
+        resource_name: str,
+    ) -> str:
+        cached = self.constant.get(template)
+        if cached is not None:
+            return cached
+
+        def lookup(name: str) -> str:
+            if name == "resourceName":
+                return resource_name
+            if name == "resourceId":
+                return resource_id
+            if outcome is not None:
+                if outcome.fields and name in outcome.fields:
+                    return format_value(outcome.fields[name])
+                if outcome.evidence and name in outcome.evidence:
+                    return format_value(outcome.evidence[name])
+            if name.startswith("settings."):
+                return self._setting(name)
+            if resource is not None:
+                return format_value(get_path(resource.doc, name))
+            return "unknown"
+
+        return render_template(template, lookup)
+
+
+def _severity(rule: Rule, resource: Resource | None) -> Severity:
+    if resource is not None:
+        for predicate, severity in rule.severity_predicates:
+            if predicate(resource.doc):
+                return severity
+    return rule.severity
+
+
+def _predicate_evidence(rule: Rule, resource: Resource) -> dict[str, Any]:
+    if not rule.evidence:
+        return {}
+    out: dict[str, Any] = {}
+    defaulted: list[str] = []
+    for path in rule.evidence:
+        out[path] = get_path(resource.doc, path)
+        if out[path] is not None and not has_path(resource.raw, path):
+            defaulted.append(path)
+    if defaulted:
+        out["seedDefaultsApplied"] = defaulted
+    return out
+
+
+class Engine:
+    """Runs rules over one snapshot or one plan."""
+
+    def __init__(
+        self,
+        *,
+        settings: Mapping[str, Any],
+        as_of: dt.date,
+        snapshot: Snapshot | None = None,
+        plan: Plan | None = None,
+        files: Sequence[str] = (),
+        access: Any = None,
+    ) -> None:
+        if (snapshot is None) == (plan is None):
+            raise ValueError("give exactly one of snapshot and plan")
+        self.source_kind: RunsOn = "estate" if snapshot is not None else "plan"
+        resources: dict[ResourceKind, list[Resource]] = (
+            snapshot_resources(snapshot) if snapshot is not None else plan_resources(plan)  # type: ignore[arg-type]
+        )
+        source = snapshot.source if snapshot is not None else plan.source  # type: ignore[union-attr]
+        self.context = CheckContext(
+            source_kind=self.source_kind,
+            source=source,
+            settings=settings,
+            as_of=as_of,
+            resources=resources,
+            snapshot=snapshot,
+            plan=plan,
+            files=tuple(files),
+        )
+        if access is not None:
+            self.context._access = access
+        self.messages = _Messages(settings)
+
+    def _prepare_messages(self, rules: Iterable[Rule]) -> None:
+        templates = [t for r in rules for t in (r.message, r.pass_message, r.info.remediation)]
+        self.messages = _Messages(self.context.settings, templates)
+
+    def applicable(self, rule: Rule) -> bool:
+        """Whether ``rule`` runs on this source with these settings."""
+        if not rule.runs_on(self.source_kind):
+            return False
+        return not (rule.enabled_by is not None and not self.context.settings.get(rule.enabled_by))
+
+    def run(self, rules: Iterable[Rule], *, timings: dict[str, float] | None = None) -> Evaluation:
+        """Every finding of ``rules`` (those that apply to this source and these settings).
+
+        The cyclic garbage collector is paused meanwhile: a large estate makes millions of
+        findings, none in a cycle, and each collection would walk them all again.
+        ``timings`` receives the seconds each rule took."""
+        rules = list(rules)
+        self._prepare_messages(rules)
+        findings: list[Finding] = []
+        ran: list[Rule] = []
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for rule in rules:
+                if not self.applicable(rule):
+                    continue
+                ran.append(rule)
+                started = time.perf_counter()
+                findings.extend(self.run_rule(rule))
+                if timings is not None:
+                    timings[rule.id] = time.perf_counter() - started
+        finally:
+            if was_enabled:
+                gc.enable()
+        if self.context.secrets:
+            findings = [scrub(f, self.context.secrets) for f in findings]
+        return Evaluation(findings, self.context, ran)
+
+    def _resources_of(self, rule: Rule) -> list[Resource]:
+        kind = RESOURCE_KINDS.get(rule.resource_type)
+        if kind is None:
+            raise ValueError(
+                f"rule {rule.id}: resource type {rule.resource_type!r} has no resources to iterate; "
+                "use a per-run check"
+            )
+        resources = list(self.context.resources.get(kind, ()))
+        if rule.applies_to is not None:
+            applies: Callable[[Any], bool] = rule.applies_to
+            resources = [r for r in resources if applies(r.doc)]
+        return resources
+
+    def run_rule(self, rule: Rule) -> Iterator[Finding]:
+        """Every finding of one rule."""
+        if rule.predicate is not None:
+            predicate = rule.predicate
+            for res in self._resources_of(rule):
+                ok = bool(predicate(res.doc))
+                evidence = _predicate_evidence(rule, res)
+                yield self._finding(rule, Outcome(ok, evidence), res)
+            return
+        assert rule.check is not None
+        spec = CHECKS[rule.check]
+        if spec.per == "resource":
+            for res in self._resources_of(rule):
+                for outcome in spec.fn(res, self.context):
+                    if isinstance(outcome, PassMany):
+                        yield from self._passes(rule, outcome)
+                    else:
+                        yield self._finding(rule, outcome, outcome.resource or res)
+        else:
+            for outcome in spec.fn(self.context):
+                if isinstance(outcome, PassMany):
+                    yield from self._passes(rule, outcome)
+                else:
+                    yield self._finding(rule, outcome, outcome.resource)
+
+    def _passes(self, rule: Rule, many: PassMany) -> Iterator[Finding]:
+        """Pass findings in bulk: one message, one remediation, the fingerprint of
+        :func:`~auditor.audit.findings.fingerprint` computed inline."""
+        info = rule.info
+        constant = self.messages.constant
+        message = constant.get(rule.pass_message)
+        remediation = constant.get(info.remediation)
+        if message is None or remediation is None:
+            for rid, location in many.items:
+                outcome = Outcome(True, None, "", None, rid, many.resource_type, None, location)
+                yield self._finding(rule, outcome, None)
+            return
+        prefix = info.id.upper() + "\x1f"
+        suffix = "\x1f" + self.source_kind + "\x1f"
+        sha256 = hashlib.sha256
+        source = self.context.source
+        rule_id, title, severity, refs = info.id, info.title, info.severity, info.references
+        rtype = many.resource_type
+        for rid, location in many.items:
+            norm = rid.strip().rstrip("/").lower() or "/"
+            fp = sha256((prefix + norm + suffix).encode()).hexdigest()[:32]
+            yield Finding(
+                rule_id,
+                severity,
+                "pass",
+                rid,
+                title,
+                message,
+                _EMPTY,
+                remediation,
+                refs,
+                fp,
+                rtype,
+                source,
+                location,
+            )
+
+    def _finding(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding:
+        location: str | None
+        if resource is not None:
+            rid = outcome.resource_id or resource.id
+            rtype = outcome.resource_type or resource.resource_type
+            location = outcome.location or resource.location
+            source = resource.source
+        else:
+            rid = outcome.resource_id or "/"
+            rtype = outcome.resource_type or rule.resource_type
+            location = outcome.location
+            source = self.context.source
+        info = rule.info
+        passed = outcome.passed
+        template = rule.pass_message if passed else rule.message
+        cache = self.messages.constant
+        message = cache.get(template)
+        remediation = cache.get(info.remediation)
+        if message is None or remediation is None:
+            if resource is not None:
+                name = outcome.resource_name or resource.name
+            else:
+                name = outcome.resource_name or rid.rstrip("/").rsplit("/", 1)[-1] or rid
+            render = self.messages.render
+            if message is None:
+                message = render(template, outcome, resource, rid, name)
+            if remediation is None:
+                remediation = render(info.remediation, outcome, resource, rid, name)
+        severity = outcome.severity
+        if severity is None:
+            severity = _severity(rule, resource) if rule.severity_predicates else info.severity
+        # positional: twice as fast as keywords, and millions are made on a large estate
+        # (the order of Finding's fields; tests/test_audit_engine.py pins it)
+        return Finding(
+            info.id,
+            severity,
+            "pass" if passed else "fail",
+            rid,
+            info.title,
+            message,
+            outcome.evidence or _EMPTY,
+            remediation,
+            info.references,
+            fingerprint(info.id, rid, self.source_kind, outcome.detail),
+            rtype,
+            source,
+            location,
+        )
+
+
+def _scrub_value(value: Any, secrets: Iterable[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, MASK)
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub_value(v, secrets) for v in value]
+    return value
+
+
+def scrub(finding: Finding, secrets: set[str]) -> Finding:
+    """The finding with every occurrence of a known secret value masked (messages, evidence)."""
+    ordered = sorted(secrets, key=len, reverse=True)
+    message = _scrub_value(finding.message, ordered)
+    remediation = _scrub_value(finding.remediation, ordered)
+    evidence = _scrub_value(finding.evidence, ordered)
+    if (
+        message == finding.message
+        and remediation == finding.remediation
+        and evidence == finding.evidence
+    ):
+        return finding
+    from dataclasses import replace
+
+    return replace(finding, message=message, remediation=remediation, evidence=evidence)
+
+
+def evaluate(
+    rules: Iterable[Rule],
+    *,
+    settings: Mapping[str, Any],
+    as_of: dt.date,
+    snapshot: Snapshot | None = None,
+    plan: Plan | None = None,
+    files: Sequence[str] = (),
+) -> Evaluation:
+    """Run ``rules`` over ``snapshot`` or ``plan`` (see :class:`Engine`)."""
+    return Engine(settings=settings, as_of=as_of, snapshot=snapshot, plan=plan, files=files).run(
+        rules
+    )

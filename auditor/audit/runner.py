@@ -1,0 +1,272 @@
+"""One audit or gate run, end to end: configuration, rule selection, evaluation, waivers,
+baselines, and the :class:`~auditor.audit.findings.AuditResult` every renderer reads.
+
+This is the library entry point (the CLI only parses arguments and calls it)::
+
+    from auditor.audit import AuditOptions, audit_snapshot
+    result = audit_snapshot(load_snapshot("estate.json"), AuditOptions(as_of=date(2026, 11, 21)))
+    result.exit_code
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from auditor.audit.baseline import apply_baseline, load_baseline, write_baseline
+from auditor.audit.engine import Engine, Evaluation
+from auditor.audit.findings import (
+    SEVERITY_RANK,
+    AccessSummary,
+    AuditResult,
+    EscalationPath,
+    Finding,
+    Privileged,
+    Severity,
+)
+from auditor.audit.packs import Catalogue, Rule, shipped_catalogue
+from auditor.audit.settings import AuditConfig, load_config, select_rules, split_patterns, today
+from auditor.audit.waivers import Waiver, apply_waivers, load_waivers
+from auditor.errors import InputError
+from auditor.estate.plan import Plan
+from auditor.estate.snapshot import Snapshot
+
+DEFAULT_FAIL_ON: Severity = "high"
+
+
+@dataclass
+class AuditOptions:
+    """What a run is asked to do (command-line values; None means "from the configuration file,
+    else the default")."""
+
+    config_file: str | None = None
+    use_config: bool = True
+    """Look the configuration file up when ``config_file`` is None (False: defaults only)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Setting overrides (library use and tests)."""
+    checks: Sequence[str] = ()
+    skip_checks: Sequence[str] = ()
+    fail_on: Severity | None = None
+    as_of: dt.date | None = None
+    waivers: str | None = None
+    waiver_list: Sequence[Waiver] | None = None
+    baseline: str | None = None
+    create_baseline: str | None = None
+    files: Sequence[str] = ()
+    """Extra files to scan for token values (TOK-006)."""
+    catalogue: Catalogue | None = None
+
+
+@dataclass
+class Prepared:
+    catalogue: Catalogue
+    config: AuditConfig
+    settings: dict[str, Any]
+    rules: list[Rule]
+    fail_on: Severity
+    as_of: dt.date
+    waivers: list[Waiver]
+
+
+def effective_settings(catalogue: Catalogue, *layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Every setting: its documented default, overridden by each layer in turn."""
+    out = {name: s.default for name, s in catalogue.settings.items()}
+    for layer in layers:
+        for name, value in layer.items():
+            if name not in out:
+                raise InputError(
+                    f"unknown setting {name!r}; known: {', '.join(sorted(out))}", source="settings"
+                )
+            out[name] = value
+    return out
+
+
+def prepare(options: AuditOptions) -> Prepared:
+    """Read the configuration and the waivers, select rules: everything but the evaluation."""
+    catalogue = options.catalogue or shipped_catalogue()
+    if options.config_file is not None or options.use_config:
+        config = load_config(options.config_file, catalogue.settings)
+    else:
+        config = AuditConfig()
+    settings = effective_settings(catalogue, config.settings, options.settings)
+    checks = split_patterns([*config.checks, *options.checks])
+    skips = split_patterns([*config.skip_checks, *options.skip_checks])
+    rules = select_rules(catalogue.rules, checks, skips)
+    fail_on = options.fail_on or config.fail_on or DEFAULT_FAIL_ON
+    as_of = options.as_of or config.as_of or today()
+    if options.waiver_list is not None:
+        waivers = list(options.waiver_list)
+    else:
+        path = options.waivers or config.waivers
+        waivers = load_waivers(path) if path else []
+    return Prepared(catalogue, config, settings, rules, fail_on, as_of, waivers)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_STATUS_ORDER = {"fail": 0, "waived": 1, "baselined": 2, "pass": 3}
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Failures first, most severe first, then waived and baselined ones, by rule and resource;
+    passes last, in evaluation order (catalogue order; a large estate has millions of them)."""
+    judged = [f for f in findings if f.status != "pass"]
+    judged.sort(
+        key=lambda f: (
+            _STATUS_ORDER[f.status],
+            -SEVERITY_RANK[f.severity],
+            f.ruleId,
+            f.resourceId.lower(),
+            f.fingerprint,
+        )
+    )
+    judged.extend(f for f in findings if f.status == "pass")
+    return judged
+
+
+def _finish(
+    prep: Prepared,
+    options: AuditOptions,
+    evaluation: Evaluation,
+    *,
+    started: str,
+    target: str,
+    target_kind: Literal["snapshot", "plan", "api"],
+    incomplete: Sequence[str] = (),
+) -> AuditResult:
+    waived = apply_waivers(evaluation.findings, prep.waivers, prep.as_of)
+    findings = waived.findings
+    fixed: list[str] = []
+    stale: list[str] = []
+    ran = [r.id for r in evaluation.rules_run]
+    if options.create_baseline:
+        write_baseline(options.create_baseline, findings, started)
+    baseline_path = options.create_baseline or options.baseline
+    if baseline_path:
+        outcome = apply_baseline(findings, load_baseline(baseline_path), ran)
+        findings, fixed, stale = outcome.findings, outcome.fixed, outcome.stale
+    result = AuditResult(
+        findings=sort_findings(findings),
+        rules=[r.info for r in evaluation.rules_run],
+        startedAt=started,
+        finishedAt=_now(),
+        target=target,
+        targetKind=target_kind,
+        failOn=prep.fail_on,
+        waivers=waived.applied,
+        staleWaivers=waived.stale,
+        expiredWaivers=waived.expired,
+        baselineFixed=fixed,
+        baselineStale=stale,
+        incomplete=list(incomplete),
+    )
+    if evaluation.context._access is not None:
+        result.access = access_summary(evaluation)
+    return result
+
+
+def access_summary(evaluation: Evaluation) -> AccessSummary:
+    """Privileged holders per subscription and the shadow-admin paths, for the reports."""
+    from auditor.access import PRIVILEGED_ROLES
+    from auditor.access.scopes import ScopeTree
+
+    engine = evaluation.context.access()
+    ix = engine.indexes
+    summary = AccessSummary()
+    subs = sorted(
+        {s for s in (ScopeTree.subscription_of(k) for k in ix.scopes.known()) if s is not None}
+    )
+    by_scope = ix.by_scope
+    for sub in subs:
+        for level in ix.scopes.chain(sub):
+            for entry in by_scope.get(level, ()):
+                if entry.role not in PRIVILEGED_ROLES:
+                    continue
+                record = ix.directory.entry(entry.principal)
+                summary.privileged.append(
+                    Privileged(
+                        subscription=ix.scopes.display(sub),
+                        principalId=ix.directory.display(entry.principal),
+                        displayName=ix.directory.name(entry.principal),
+                        principalType=(record.type if record is not None and record.type else None)
+                        or entry.record.properties.principalType
+                        or "User",
+                        role=ix.catalogue.name(entry.role),
+                    )
+                )
+    escalations = evaluation.context.cache.get("escalations")
+    if escalations is None:
+        escalations = engine.escalations()
+    for esc in escalations:
+        summary.escalations.append(
+            EscalationPath(
+                principalId=esc.principalId,
+                displayName=esc.displayName or esc.principalId,
+                scope=esc.scope,
+                steps=tuple((s.kind, s.name) for s in esc.path),
+            )
+        )
+    return summary
+
+
+def audit_snapshot(
+    snapshot: Snapshot,
+    options: AuditOptions | None = None,
+    *,
+    target: str | None = None,
+    target_kind: Literal["snapshot", "api"] = "snapshot",
+    incomplete: Sequence[str] = (),
+) -> AuditResult:
+    """Audit a snapshot with every selected estate rule."""
+    options = options or AuditOptions()
+    started = _now()
+    prep = prepare(options)
+    engine = Engine(
+        settings=prep.settings, as_of=prep.as_of, snapshot=snapshot, files=options.files
+    )
+    evaluation = engine.run(prep.rules)
+    return _finish(
+        prep,
+        options,
+        evaluation,
+        started=started,
+        target=target or snapshot.source or "<snapshot>",
+        target_kind=target_kind,
+        incomplete=incomplete,
+    )
+
+
+def gate_plan(plan: Plan, options: AuditOptions | None = None) -> AuditResult:
+    """Judge a plan with every selected plan rule (the pre-deployment gate)."""
+    options = options or AuditOptions()
+    started = _now()
+    prep = prepare(options)
+    engine = Engine(settings=prep.settings, as_of=prep.as_of, plan=plan, files=options.files)
+    evaluation = engine.run(prep.rules)
+    return _finish(
+        prep,
+        options,
+        evaluation,
+        started=started,
+        target=plan.source or "<plan>",
+        target_kind="plan",
+    )
+
+
+def rule_catalogue_json(catalogue: Catalogue | None = None) -> dict[str, Any]:
+    """``auditor rules list --format json``: every rule and every setting with its default."""
+    catalogue = catalogue or shipped_catalogue()
+    return {
+        "rules": [r.to_json(catalogue.settings) for r in catalogue.rules],
+        "settings": {name: s.to_json() for name, s in sorted(catalogue.settings.items())},
+    }
+
+
+def check_path_readable(path: str, what: str) -> None:
+    if not os.path.exists(path):
+        raise InputError(f"no such {what}", source=path)

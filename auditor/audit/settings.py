@@ -1,0 +1,260 @@
+"""Audit configuration: rule settings with documented defaults, the clock, rule selection.
+
+Read from ``auditor.toml`` (top level) or the ``[tool.auditor]`` table of ``pyproject.toml``, looked up
+from the current directory upwards, or from ``--config FILE``. Every key is documented in
+``docs/configuration.md``; an unknown key or a value of the wrong type is an input error (exit 2)
+naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import os
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from auditor.audit.findings import SEVERITIES, Severity
+from auditor.errors import InputError
+
+CONFIG_FILE = "auditor.toml"
+PYPROJECT = "pyproject.toml"
+
+TOP_LEVEL_KEYS = {
+    "fail-on": "Severity at or above which a failing finding fails the run (default high).",
+    "as-of": "The audit's clock (ISO date), for TOK-001 and waiver expiry (default: today, UTC).",
+    "check": "Rules to run: ids, globs (RBAC-*) or severities (default: every rule).",
+    "skip-check": "Rules not to run: ids, globs or severities (default: none).",
+    "waivers": "Waivers file used when --waivers is not given (default: none).",
+    "settings": "Table of rule settings (see the settings list).",
+    "rules": "Tables of settings by rule id ([rules.DOM-003] ipv4MinPrefixLength = 24).",
+}
+
+
+def coerce_setting(kind: str, value: Any) -> Any:
+    """``value`` as a setting of type ``kind``; ValueError with a reason when it is not one."""
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, found {value!r}")
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"expected a number, found {value!r}")
+        return float(value)
+    if kind == "boolean":
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, found {value!r}")
+        return value
+    if kind == "string":
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, found {value!r}")
+        return value
+    if kind == "date":
+        if isinstance(value, dt.datetime):
+            return value.date()
+        if isinstance(value, dt.date):
+            return value
+        if isinstance(value, str):
+            try:
+                return dt.date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"expected a date (YYYY-MM-DD), found {value!r}") from None
+        raise ValueError(f"expected a date (YYYY-MM-DD), found {value!r}")
+    if kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"expected a list of strings, found {value!r}")
+        return tuple(value)
+    raise ValueError(f"unknown setting type {kind!r}")
+
+
+def parse_date(text: str, *, source: str = "--as-of") -> dt.date:
+    try:
+        return dt.date.fromisoformat(text.strip())
+    except ValueError:
+        try:
+            return dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00")).date()
+        except ValueError:
+            raise InputError(
+                f"expected a date (YYYY-MM-DD), found {text!r}", source=source
+            ) from None
+
+
+def today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+@dataclass
+class AuditConfig:
+    """What one run is configured with (file values, then command-line overrides)."""
+
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Only the values given; defaults come from the catalogue."""
+    fail_on: Severity | None = None
+    as_of: dt.date | None = None
+    checks: list[str] = field(default_factory=list)
+    skip_checks: list[str] = field(default_factory=list)
+    waivers: str | None = None
+    source: str | None = None
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest ``auditor.toml``, or ``pyproject.toml`` with ``[tool.auditor]``, from ``start``
+    (default: the current directory) upwards."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        py = folder / PYPROJECT
+        if py.is_file():
+            try:
+                data = tomllib.loads(py.read_text("utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if isinstance(data.get("tool"), dict) and "auditor" in data["tool"]:
+                return py
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -> AuditConfig:
+    """Read the configuration ``path`` (None: look it up; nothing found: all defaults).
+
+    ``known`` maps setting names to their :class:`~auditor.audit.packs.Setting` (for types).
+    """
+    file = Path(path) if path is not None else find_config()
+    if file is None:
+        return AuditConfig()
+    where = str(file)
+    try:
+        data = tomllib.loads(file.read_text("utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such configuration file", source=where) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the configuration file: {exc}", source=where) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"the configuration file is not valid TOML: {exc}", source=where) from None
+    prefix = ""
+    if file.name == PYPROJECT:
+        tool = data.get("tool")
+        section = tool.get("auditor") if isinstance(tool, dict) else None
+        data = section if isinstance(section, dict) else {}
+        prefix = "tool.auditor."
+    return parse_config(data, known, source=where, prefix=prefix)
+
+
+def parse_config(
+    data: Mapping[str, Any], known: Mapping[str, Any], *, source: str, prefix: str = ""
+) -> AuditConfig:
+    cfg = AuditConfig(source=source)
+    for key, value in data.items():
+        where = prefix + key
+        if key == "fail-on":
+            if value not in SEVERITIES:
+                raise InputError(
+                    f"expected one of {', '.join(SEVERITIES)}, found {value!r}",
+                    source=source,
+                    location=where,
+                )
+            cfg.fail_on = value
+        elif key == "as-of":
+            if isinstance(value, dt.date):
+                cfg.as_of = value if not isinstance(value, dt.datetime) else value.date()
+            elif isinstance(value, str):
+                cfg.as_of = parse_date(value, source=f"{source}: {where}")
+            else:
+                raise InputError(f"expected a date, found {value!r}", source=source, location=where)
+        elif key in ("check", "skip-check"):
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+                raise InputError(
+                    f"expected a string or a list of strings, found {value!r}",
+                    source=source,
+                    location=where,
+                )
+            (cfg.checks if key == "check" else cfg.skip_checks).extend(items)
+        elif key == "waivers":
+            if not isinstance(value, str):
+                raise InputError(f"expected a path, found {value!r}", source=source, location=where)
+            cfg.waivers = str(Path(source).parent / value) if not os.path.isabs(value) else value
+        elif key == "rules":
+            if not isinstance(value, dict):
+                raise InputError("expected a table of rule ids", source=source, location=where)
+            for rule_id, table in value.items():
+                if not isinstance(table, dict):
+                    raise InputError(
+                        "expected a table", source=source, location=f"{where}.{rule_id}"
+                    )
+                for name, setting_value in table.items():
+                    spec = known.get(name)
+                    if spec is None or rule_id.upper() not in spec.rules:
+                        mine = sorted(n for n, s in known.items() if rule_id.upper() in s.rules)
+                        raise InputError(
+                            f"{rule_id} has no setting {name!r}; its settings: "
+                            f"{', '.join(mine) if mine else 'none'}",
+                            source=source,
+                            location=f"{where}.{rule_id}.{name}",
+                        )
+                    _set(cfg, spec, name, setting_value, source, f"{where}.{rule_id}.{name}")
+        elif key == "settings":
+            if not isinstance(value, dict):
+                raise InputError("expected a table", source=source, location=where)
+            for name, setting_value in value.items():
+                spec = known.get(name)
+                if spec is None:
+                    raise InputError(
+                        f"unknown setting {name!r}; known: {', '.join(sorted(known))}",
+                        source=source,
+                        location=f"{where}.{name}",
+                    )
+                _set(cfg, spec, name, setting_value, source, f"{where}.{name}")
+        else:
+            raise InputError(
+                f"unknown key {key!r}; known: {', '.join(TOP_LEVEL_KEYS)}",
+                source=source,
+                location=where,
+            )
+    return cfg
+
+
+def _set(cfg: AuditConfig, spec: Any, name: str, value: Any, source: str, where: str) -> None:
+    try:
+        cfg.settings[name] = coerce_setting(spec.type, value)
+    except ValueError as exc:
+        raise InputError(str(exc), source=source, location=where) from None
+
+
+def split_patterns(values: Iterable[str]) -> list[str]:
+    """``--check A,B --check C`` -> ``[A, B, C]``."""
+    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+
+
+def pattern_matches(pattern: str, rule_id: str, severity: str) -> bool:
+    """A selection pattern: a severity name, or an id or glob (case-insensitive)."""
+    p = pattern.strip().lower()
+    if p in SEVERITIES:
+        return severity == p
+    return fnmatch.fnmatchcase(rule_id.lower(), p)
+
+
+def select_rules(
+    rules: Sequence[Any], checks: Sequence[str], skips: Sequence[str], *, source: str = "--check"
+) -> list[Any]:
+    """The rules ``checks`` selects (all when empty) minus those ``skips`` names. A pattern that
+    matches no rule at all is an input error (a typo would otherwise silently run nothing)."""
+    for pattern, where in [*((p, source) for p in checks), *((p, "--skip-check") for p in skips)]:
+        if not any(pattern_matches(pattern, r.id, r.severity) for r in rules):
+            raise InputError(
+                f"{pattern!r} matches no rule; use a rule id (DOM-001), a glob (RBAC-*) or a "
+                f"severity ({', '.join(SEVERITIES)})",
+                source=where,
+            )
+    out = [
+        r
+        for r in rules
+        if (not checks or any(pattern_matches(p, r.id, r.severity) for p in checks))
+        and not any(pattern_matches(p, r.id, r.severity) for p in skips)
+    ]
+    return out

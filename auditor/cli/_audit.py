@@ -1,0 +1,464 @@
+"""``auditor audit``, ``auditor gate`` and ``auditor rules list`` (contracts section 5).
+
+Exit codes: 0 nothing at or above ``--fail-on``; 1 the gate failed (a blocking finding, or an
+expired waiver); 2 usage or input error; 3 evaluation incomplete (a source could not be read, or,
+with ``gate --apply``, a request of the plan could not be applied).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from auditor.errors import IncompleteError, InputError
+
+if TYPE_CHECKING:
+    from auditor.audit.findings import AuditResult, Severity
+    from auditor.audit.runner import AuditOptions
+
+SEVERITY_NAMES = ("critical", "high", "medium", "low", "info")
+
+OutputOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="FORMAT[=PATH]",
+        help="Output format (text, json, sarif, junit, html, pdf, csv, markdown), to PATH or to "
+        "standard output; repeatable. Default: text to standard output.",
+    ),
+]
+FailOnOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        metavar="SEVERITY",
+        help="Fail (exit 1) on a finding at or above this severity (default high).",
+    ),
+]
+WaiversOpt = Annotated[
+    Path | None, typer.Option("--waivers", metavar="FILE", help="Waivers file (YAML).")
+]
+CheckOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--check",
+        metavar="ID|GLOB|SEVERITY",
+        help="Run only these rules (id, glob such as 'RBAC-*', or severity); repeatable.",
+    ),
+]
+SkipOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--skip-check",
+        metavar="ID|GLOB|SEVERITY",
+        help="Do not run these rules (id, glob or severity); repeatable.",
+    ),
+]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="Configuration file (default: auditor.toml, or [tool.auditor] in pyproject.toml, "
+        "looked up from the current directory).",
+    ),
+]
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="DATE",
+        help="The audit's clock (YYYY-MM-DD): token retirement (TOK-001) and waiver expiry.",
+    ),
+]
+ScanOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--scan-file",
+        metavar="FILE",
+        help="Also scan this configuration file for API token values (TOK-006); repeatable.",
+    ),
+]
+
+
+def _fail_on(value: str | None) -> Severity | None:
+    if value is None:
+        return None
+    low = value.strip().lower()
+    if low not in SEVERITY_NAMES:
+        raise InputError(
+            f"expected one of {', '.join(SEVERITY_NAMES)}, found {value!r}", source="--fail-on"
+        )
+    return low  # type: ignore[return-value]
+
+
+def parse_outputs(values: list[str] | None) -> list[tuple[str, str | None]]:
+    """``-o json=out.json -o text`` -> ``[("json", "out.json"), ("text", None)]``."""
+    from auditor.report import RENDERERS
+
+    out: list[tuple[str, str | None]] = []
+    for value in values or ["text"]:
+        fmt, sep, path = value.partition("=")
+        fmt = fmt.strip().lower()
+        if fmt not in RENDERERS:
+            raise InputError(
+                f"unknown output format {fmt!r}; expected one of {', '.join(sorted(RENDERERS))}",
+                source="-o",
+            )
+        if sep and not path.strip():
+            raise InputError(f"expected a path after {fmt}=", source="-o")
+        out.append((fmt, path.strip() if sep else None))
+    return out
+
+
+def _options(
+    *,
+    config: Path | None,
+    fail_on: str | None,
+    waivers: Path | None,
+    checks: list[str] | None,
+    skips: list[str] | None,
+    as_of: str | None,
+    scan: list[Path] | None,
+    baseline: Path | None = None,
+    create_baseline: Path | None = None,
+) -> AuditOptions:
+    from auditor.audit.runner import AuditOptions
+    from auditor.audit.settings import parse_date
+
+    for path, option in ((waivers, "--waivers"), (baseline, "--baseline")):
+        if path is not None and not path.is_file():
+            raise InputError("no such file", source=f"{option} {path}")
+    if scan:
+        for path in scan:
+            if not path.is_file():
+                raise InputError("no such file", source=f"--scan-file {path}")
+    if config is not None and not config.is_file():
+        raise InputError("no such configuration file", source=f"--config {config}")
+    return AuditOptions(
+        config_file=os.fspath(config) if config is not None else None,
+        checks=checks or [],
+        skip_checks=skips or [],
+        fail_on=_fail_on(fail_on),
+        as_of=parse_date(as_of) if as_of else None,
+        waivers=os.fspath(waivers) if waivers is not None else None,
+        baseline=os.fspath(baseline) if baseline is not None else None,
+        create_baseline=os.fspath(create_baseline) if create_baseline is not None else None,
+        files=[os.fspath(p) for p in scan or []],
+    )
+
+
+def emit(result: AuditResult, outputs: list[tuple[str, str | None]]) -> None:
+    """Write every requested output: files atomically, the rest to standard output."""
+    from auditor.report import render
+
+    for fmt, path in outputs:
+        if path is not None:
+            render(result, fmt, path)
+            sys.stderr.write(f"wrote {fmt} report to {path}\n")
+        elif fmt == "text" and sys.stdout.isatty():
+            from rich.console import Console
+
+            from auditor.report.text import print_rich
+
+            print_rich(result, Console())
+        else:
+            sys.stdout.write(render(result, fmt).decode("utf-8"))
+            sys.stdout.flush()
+
+
+def _exit(code: int) -> None:
+    if code:
+        raise SystemExit(code)
+
+
+def _collect(
+    base_url: str,
+    subscriptions: list[str],
+    token_env: str,
+    api_token_env: str,
+    directory: Path | None,
+    allow_http: bool,
+) -> tuple[Any, list[str]]:
+    """The snapshot read from the API, and what could not be read."""
+    import asyncio
+
+    from auditor.api import ClientSettings, DevToolingClient, ResourceManagerClient
+    from auditor.api.collect import CollectResult
+    from auditor.api.collect import collect as run_collect
+    from auditor.cli._collect import _check_url
+    from auditor.model.secrets import Secret
+
+    _check_url(base_url, "--base-url", allow_http)
+    if not subscriptions:
+        raise InputError(
+            "give the subscriptions to audit with --subscription ID", source="--base-url"
+        )
+    token = os.environ.get(token_env)
+    if not token:
+        raise InputError(
+            f"the environment variable {token_env} is not set; put the bearer token there "
+            "(or name another variable with --token-env)"
+        )
+    api_token = os.environ.get(api_token_env)
+    estate_directory = None
+    if directory is not None:
+        from auditor.estate.snapshot import load_snapshot
+
+        estate_directory = load_snapshot(directory)
+    settings = ClientSettings()
+
+    async def main() -> CollectResult:
+        async with ResourceManagerClient(base_url, Secret(token), settings) as api:
+            if not api_token:
+                return await run_collect(api, subscriptions, directory=estate_directory)
+            async with DevToolingClient(base_url, Secret(api_token), settings) as dev:
+                return await run_collect(
+                    api, subscriptions, devtooling=dev, directory=estate_directory
+                )
+
+    result = asyncio.run(main())
+    return result.snapshot, [f"{f.what}: {f.error}" for f in result.incomplete]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``audit``, ``gate`` and ``rules`` to ``app``."""
+
+    @app.command("audit")
+    def audit(
+        snapshot: Annotated[
+            Path | None, typer.Option("--snapshot", metavar="FILE", help="Snapshot file to audit.")
+        ] = None,
+        base_url: Annotated[
+            str | None,
+            typer.Option("--base-url", metavar="URL", help="Collect the estate from the API."),
+        ] = None,
+        output: OutputOpt = None,
+        fail_on: FailOnOpt = None,
+        waivers: WaiversOpt = None,
+        baseline: Annotated[
+            Path | None,
+            typer.Option(
+                "--baseline",
+                metavar="FILE",
+                help="Gate on new findings only: failures in this baseline are 'baselined'.",
+            ),
+        ] = None,
+        create_baseline: Annotated[
+            Path | None,
+            typer.Option(
+                "--create-baseline",
+                metavar="FILE",
+                help="Write today's failing findings to FILE (they count as baselined in this run).",
+            ),
+        ] = None,
+        check: CheckOpt = None,
+        skip_check: SkipOpt = None,
+        config: ConfigOpt = None,
+        as_of: AsOfOpt = None,
+        scan_file: ScanOpt = None,
+        subscription: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--subscription", metavar="ID", help="With --base-url: subscription to collect."
+            ),
+        ] = None,
+        token_env: Annotated[
+            str,
+            typer.Option(
+                "--token-env", metavar="VAR", help="With --base-url: bearer token variable."
+            ),
+        ] = "AUDITOR_TOKEN",
+        api_token_env: Annotated[
+            str,
+            typer.Option(
+                "--api-token-env",
+                metavar="VAR",
+                help="With --base-url: developer-tooling API token variable (optional).",
+            ),
+        ] = "AUDITOR_API_TOKEN",
+        directory: Annotated[
+            Path | None,
+            typer.Option(
+                "--directory",
+                metavar="FILE",
+                help="With --base-url: snapshot supplying hierarchy, principals, roleDefinitions.",
+            ),
+        ] = None,
+        allow_http: Annotated[
+            bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
+        ] = False,
+    ) -> None:
+        """Audit an estate (a snapshot file, or the live API) with every rule of the catalogue."""
+        from auditor.audit.runner import audit_snapshot
+        from auditor.estate.snapshot import load_snapshot
+
+        if (snapshot is None) == (base_url is None):
+            raise InputError("give exactly one of --snapshot FILE and --base-url URL")
+        outputs = parse_outputs(output)
+        options = _options(
+            config=config,
+            fail_on=fail_on,
+            waivers=waivers,
+            checks=check,
+            skips=skip_check,
+            as_of=as_of,
+            scan=scan_file,
+            baseline=baseline,
+            create_baseline=create_baseline,
+        )
+        if snapshot is not None:
+            estate = load_snapshot(snapshot)
+            result = audit_snapshot(estate, options, target=os.fspath(snapshot))
+        else:
+            assert base_url is not None
+            estate, incomplete = _collect(
+                base_url, subscription or [], token_env, api_token_env, directory, allow_http
+            )
+            result = audit_snapshot(
+                estate, options, target=base_url, target_kind="api", incomplete=incomplete
+            )
+        emit(result, outputs)
+        _exit(result.exit_code)
+
+    @app.command("gate")
+    def gate(
+        plan: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (contracts 3).")],
+        output: OutputOpt = None,
+        fail_on: FailOnOpt = None,
+        waivers: WaiversOpt = None,
+        check: CheckOpt = None,
+        skip_check: SkipOpt = None,
+        config: ConfigOpt = None,
+        as_of: AsOfOpt = None,
+        scan_file: ScanOpt = None,
+        apply: Annotated[
+            bool,
+            typer.Option("--apply", help="When the gate passes, send the plan to --base-url."),
+        ] = False,
+        base_url: Annotated[
+            str | None, typer.Option("--base-url", metavar="URL", help="With --apply: the API.")
+        ] = None,
+        token_env: Annotated[
+            str,
+            typer.Option("--token-env", metavar="VAR", help="With --apply: bearer token variable."),
+        ] = "AUDITOR_TOKEN",
+        allow_http: Annotated[
+            bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
+        ] = False,
+    ) -> None:
+        """Judge a plan before deployment (every plan rule); with --apply, send it when the gate
+        passes."""
+        from auditor.audit.runner import gate_plan
+        from auditor.estate.plan import load_plan
+
+        if apply and not base_url:
+            raise InputError("--apply needs --base-url URL")
+        if base_url and not apply:
+            raise InputError("--base-url is only used with --apply")
+        outputs = parse_outputs(output)
+        options = _options(
+            config=config,
+            fail_on=fail_on,
+            waivers=waivers,
+            checks=check,
+            skips=skip_check,
+            as_of=as_of,
+            scan=scan_file,
+        )
+        loaded = load_plan(plan)
+        result = gate_plan(loaded, options)
+        emit(result, outputs)
+        if result.exit_code or not apply:
+            if apply:
+                sys.stderr.write("the gate failed: the plan was not applied\n")
+            _exit(result.exit_code)
+            return
+        assert base_url is not None
+        _apply(loaded, base_url, token_env, allow_http)
+
+    rules_app = typer.Typer(help="The rule catalogue.", no_args_is_help=True)
+
+    @rules_app.command("list")
+    def rules_list(
+        fmt: Annotated[
+            str, typer.Option("--format", metavar="table|json", help="Output format.")
+        ] = "table",
+        config: ConfigOpt = None,
+    ) -> None:
+        """List every rule (id, severity, where it runs, resource type, title) and every setting
+        with its default (and its configured value with --config or a found configuration file)."""
+        from auditor.audit.packs import jsonable, shipped_catalogue
+        from auditor.audit.runner import rule_catalogue_json
+        from auditor.audit.settings import load_config
+
+        if fmt not in ("table", "json"):
+            raise InputError(f"expected table or json, found {fmt!r}", source="--format")
+        catalogue = shipped_catalogue()
+        cfg = load_config(os.fspath(config) if config is not None else None, catalogue.settings)
+        doc = rule_catalogue_json(catalogue)
+        for name, value in cfg.settings.items():
+            doc["settings"][name]["value"] = jsonable(value)
+        for entry in doc["settings"].values():
+            entry.setdefault("value", entry["default"])
+        if fmt == "json":
+            import json
+
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            return
+        _rules_table(doc)
+
+    del audit, gate, rules_list
+    app.add_typer(rules_app, name="rules")
+
+
+def _rules_table(doc: dict[str, Any]) -> None:
+    rows = [
+        (r["id"], r["severity"], ",".join(r["runsOn"]), r["resourceType"], r["title"])
+        for r in doc["rules"]
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    header = ("ID", "SEVERITY", "RUNS ON", "RESOURCE TYPE", "TITLE")
+    widths = [max(w, len(h)) for w, h in zip(widths, header, strict=False)]
+    lines = []
+    for row in [header, *rows]:
+        lines.append(
+            "  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row))
+        )
+    lines.append("")
+    lines.append("Settings (name = value; default):")
+    for name, s in doc["settings"].items():
+        lines.append(
+            f"  {name} = {s['value']!r}; default {s['default']!r} ({', '.join(s['rules'])})"
+        )
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _apply(plan: Any, base_url: str, token_env: str, allow_http: bool) -> None:
+    try:
+        from auditor.api.apply import run_apply
+    except ImportError:
+        raise InputError("--apply is not available in this installation") from None
+    from auditor.cli._collect import _check_url
+
+    _check_url(base_url, "--base-url", allow_http)
+    token = os.environ.get(token_env)
+    if not token:
+        raise InputError(
+            f"the environment variable {token_env} is not set; put the bearer token there "
+            "(or name another variable with --token-env)"
+        )
+    results = run_apply(plan, base_url, token)
+    failed = 0
+    for r in results:
+        sys.stderr.write(
+            f"{r.status}: {r.kind} {r.resource_id}" + (f" ({r.error})" if r.error else "") + "\n"
+        )
+        failed += r.status != "succeeded"
+    if failed:
+        raise IncompleteError(f"{failed} request(s) of the plan were not applied")
