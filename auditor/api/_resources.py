@@ -1,0 +1,127 @@
+"""Shared client of the two writable resource kinds (clusters, domains): create-or-update,
+read, list by resource group or subscription, and following the asynchronous operation."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from auditor.api._operations import OperationResult, operation_address, poll_operation
+from auditor.api._paging import iter_pages
+from auditor.api._paths import segment, subscription_path
+from auditor.api._transport import OperationError, Transport, parse_retry_after
+
+NON_TERMINAL_STATES = frozenset(
+    {"accepted", "creating", "updating", "inprogress", "provisioning", "running", "deleting"}
+)
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """The answer to a create: the resource as returned, and where to follow the operation."""
+
+    status_code: int
+    resource: dict[str, Any]
+    operation: str | None
+    retry_after: float | None
+
+
+class ResourceClient:
+    provider = ""
+    collection = ""
+    api_version = ""
+    created_status: tuple[int, ...] = (200, 201)
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def path(self, subscription: str, resource_group: str, name: str) -> str:
+        return (
+            f"{subscription_path(subscription)}/resourceGroups/{segment(resource_group)}"
+            f"/providers/{self.provider}/{self.collection}/{segment(name)}"
+        )
+
+    async def put(
+        self, path: str, body: dict[str, Any], *, api_version: str | None = None
+    ) -> Accepted:
+        """PUT ``body`` at ``path`` (a resource path; ``api-version`` is added unless the path
+        carries one)."""
+        params = (
+            None if "api-version=" in path else {"api-version": api_version or self.api_version}
+        )
+        response = await self.transport.request(
+            "PUT", path, params=params, json=body, ok=self.created_status
+        )
+        resource = msgspec.json.decode(response.content) if response.content else {}
+        return Accepted(
+            status_code=response.status_code,
+            resource=resource if isinstance(resource, dict) else {},
+            operation=operation_address(response),
+            retry_after=parse_retry_after(response.headers.get("retry-after")),
+        )
+
+    async def create_or_update(
+        self, subscription: str, resource_group: str, name: str, body: dict[str, Any]
+    ) -> Accepted:
+        return await self.put(self.path(subscription, resource_group, name), body)
+
+    async def wait(self, accepted: Accepted, resource_path: str | None = None) -> OperationResult:
+        """Follow the operation of ``accepted`` to its end: its status address when there is one,
+        else the resource's ``provisioningState`` (polling a GET of ``resource_path``)."""
+        if accepted.operation is not None:
+            return await poll_operation(
+                self.transport, accepted.operation, first_wait=accepted.retry_after
+            )
+        state = _provisioning_state(accepted.resource)
+        if state is None or state.lower() not in NON_TERMINAL_STATES or resource_path is None:
+            return OperationResult(state or "Succeeded", accepted.resource, 0)
+        settings = self.transport.settings
+        deadline = time.monotonic() + settings.operation_timeout
+        polls = 0
+        while True:
+            await asyncio.sleep(min(settings.poll_interval, settings.poll_interval_max))
+            body = await self.get_path(resource_path)
+            polls += 1
+            state = _provisioning_state(body)
+            if state is None or state.lower() not in NON_TERMINAL_STATES:
+                return OperationResult(state or "Succeeded", body, polls)
+            if time.monotonic() >= deadline:
+                raise OperationError("the resource did not reach a final state in time")
+
+    async def get_path(self, path: str) -> dict[str, Any]:
+        params = None if "api-version=" in path else {"api-version": self.api_version}
+        response = await self.transport.request("GET", path, params=params)
+        body = msgspec.json.decode(response.content)
+        return body if isinstance(body, dict) else {}
+
+    async def get(self, subscription: str, resource_group: str, name: str) -> dict[str, Any]:
+        return await self.get_path(self.path(subscription, resource_group, name))
+
+    def pages(
+        self, subscription: str, resource_group: str | None = None
+    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+        """Pages of the resources of a subscription, or of one of its resource groups."""
+        path = subscription_path(subscription)
+        if resource_group is not None:
+            path += f"/resourceGroups/{segment(resource_group)}"
+        path += f"/providers/{self.provider}/{self.collection}"
+        return iter_pages(self.transport, path, {"api-version": self.api_version})
+
+    async def list_resources(
+        self, subscription: str, resource_group: str | None = None
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async for items, _ in self.pages(subscription, resource_group):
+            out.extend(msgspec.json.decode(item) for item in items)
+        return out
+
+
+def _provisioning_state(resource: dict[str, Any]) -> str | None:
+    props = resource.get("properties")
+    state = props.get("provisioningState") if isinstance(props, dict) else None
+    return state if isinstance(state, str) else None

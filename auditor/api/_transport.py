@@ -1,0 +1,349 @@
+"""The HTTP layer every client shares: one configured origin, credentials that never leave it,
+timeouts, bounded retries with exponential backoff and jitter honouring ``Retry-After``, bounded
+concurrency, and errors that never carry a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import msgspec
+
+from auditor.model.secrets import Secret
+
+log = logging.getLogger("auditor.api")
+
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+
+
+class ApiError(Exception):
+    """A call that did not succeed. ``status`` is the HTTP status (None: no answer); ``code`` and
+    ``message`` come from the error body (seed 7). Never holds a credential."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.code = code
+        self.method = method
+        self.url = url
+
+    def __str__(self) -> str:
+        where = f"{self.method} {self.url}: " if self.method and self.url else ""
+        status = f"HTTP {self.status} " if self.status is not None else ""
+        code = f"{self.code}: " if self.code else ""
+        return f"{where}{status}{code}{self.message}"
+
+
+class ForeignHostError(ApiError):
+    """A link pointing to another origin than the configured one (credentials are never sent)."""
+
+
+class PagingError(ApiError):
+    """Paging that cannot go on: a repeated ``nextLink``, a page without ``value``, too many pages."""
+
+
+class OperationError(ApiError):
+    """An asynchronous operation that failed, was canceled or did not finish in time."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries of 429 and 5xx answers and of failed connections.
+
+    The n-th retry waits ``backoff * 2**(n-1)`` seconds (at most ``backoff_max``) times a random
+    factor in ``[1 - jitter, 1 + jitter]``; a ``Retry-After`` answer waits what it says instead, up
+    to ``retry_after_max`` seconds. A POST is retried only when the server cannot have acted on it
+    (429, 503, or no connection).
+    """
+
+    attempts: int = 5
+    backoff: float = 0.5
+    backoff_max: float = 30.0
+    jitter: float = 0.25
+    retry_after_max: float = 120.0
+    statuses: frozenset[int] = frozenset({429, 500, 502, 503, 504})
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError("at least one attempt is needed")
+
+    def delay(self, retry: int, retry_after: float | None, rng: random.Random) -> float:
+        if retry_after is not None:
+            return max(0.0, min(retry_after, self.retry_after_max))
+        base = min(self.backoff_max, self.backoff * (2.0 ** (retry - 1)))
+        factor: float = 1.0 + rng.uniform(-self.jitter, self.jitter)
+        return max(0.0, base * factor)
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How a client talks to the service."""
+
+    timeout: float = 30.0
+    connect_timeout: float = 10.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    concurrency: int = 8
+    """Requests in flight at once, at most."""
+    poll_interval: float = 5.0
+    """Wait between polls of an asynchronous operation when the service gives no Retry-After."""
+    poll_interval_max: float = 60.0
+    """The longest wait between two polls, whatever Retry-After says."""
+    operation_timeout: float = 3600.0
+    max_pages: int = 100_000
+    user_agent: str = "auditor"
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds of a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    default = 443 if scheme == "https" else 80
+    return scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+class _HeaderCredential(httpx.Auth):
+    """Adds the credential header only to requests for the configured origin."""
+
+    def __init__(self, header: str, value: str, origin: tuple[str, str, int]) -> None:
+        self._header = header
+        self._value = value
+        self._origin = origin
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        if _origin(str(request.url)) == self._origin:
+            request.headers[self._header] = self._value
+        yield request
+
+
+@dataclass(frozen=True)
+class Credential:
+    """A header carrying a secret: ``Authorization: Bearer <token>`` or ``X-API-Token``."""
+
+    header: str
+    secret: Secret
+    prefix: str = ""
+
+    @classmethod
+    def bearer(cls, token: Secret | str) -> Credential:
+        return cls(
+            "Authorization", token if isinstance(token, Secret) else Secret(token), "Bearer "
+        )
+
+    @classmethod
+    def api_token(cls, token: Secret | str) -> Credential:
+        return cls("X-API-Token", token if isinstance(token, Secret) else Secret(token))
+
+    def __repr__(self) -> str:
+        return f"Credential({self.header!r}, ***)"
+
+
+def error_from_response(response: httpx.Response) -> ApiError:
+    """An ApiError from an error answer: the ErrorResponse of seed 7 (areas A-C and E) or the flat
+    body of area D; anything else by its status alone."""
+    code: str | None = None
+    message = response.reason_phrase or "request failed"
+    try:
+        body = msgspec.json.decode(response.content) if response.content else None
+    except msgspec.DecodeError:
+        body = None
+    if isinstance(body, dict):
+        inner = body.get("error")
+        detail: dict[str, Any] = inner if isinstance(inner, dict) else body
+        if isinstance(detail.get("code"), str):
+            code = detail["code"]
+        if isinstance(detail.get("message"), str):
+            message = detail["message"]
+    request = response.request
+    return ApiError(
+        message,
+        status=response.status_code,
+        code=code,
+        method=request.method,
+        url=_shown_url(str(request.url)),
+    )
+
+
+def _shown_url(url: str) -> str:
+    """A URL for messages: path and query (never credentials; they are never in URLs anyway)."""
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+class Transport:
+    """One origin, one credential, retries and a concurrency bound; use ``async with``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        credential: Credential | None,
+        settings: ClientSettings | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        seed: int | None = None,
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("the base URL must be an absolute http:// or https:// URL")
+        self.base_url = base_url.rstrip("/")
+        self.origin = _origin(self.base_url)
+        self.settings = settings or ClientSettings()
+        self._credential = credential
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._semaphore: asyncio.Semaphore | None = None
+        self._rng = random.Random(seed)
+        self.requests = 0
+        self.retries = 0
+
+    async def __aenter__(self) -> Transport:
+        s = self.settings
+        auth = None
+        if self._credential is not None:
+            c = self._credential
+            auth = _HeaderCredential(c.header, c.prefix + c.secret.reveal(), self.origin)
+        self._client = httpx.AsyncClient(
+            auth=auth,
+            timeout=httpx.Timeout(s.timeout, connect=s.connect_timeout),
+            limits=httpx.Limits(
+                max_connections=max(1, s.concurrency), max_keepalive_connections=s.concurrency
+            ),
+            follow_redirects=False,
+            # a plain-http origin never needs certificates (loading them costs ~0.1 s)
+            verify=self.origin[0] == "https",
+            headers={"User-Agent": s.user_agent, "Accept": "application/json"},
+            transport=self._transport,
+        )
+        self._semaphore = asyncio.Semaphore(max(1, s.concurrency))
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def url(self, target: str) -> str:
+        """An absolute URL on the configured origin: a path is joined to the base URL, an
+        absolute URL must be on the same origin (else :class:`ForeignHostError`)."""
+        if "://" in target:
+            return self._same_origin(target)
+        if not target.startswith("/"):
+            target = "/" + target
+        return self.base_url + target
+
+    def link(self, link: str) -> str:
+        """An absolute URL for a link the service returned (``nextLink``, ``Location``): an
+        absolute URL on the same origin, or a path from the origin's root."""
+        if "://" in link:
+            return self._same_origin(link)
+        scheme, host, port = self.origin
+        shown = f"[{host}]" if ":" in host else host
+        return f"{scheme}://{shown}:{port}" + ("" if link.startswith("/") else "/") + link
+
+    def _same_origin(self, url: str) -> str:
+        if _origin(url) != self.origin:
+            host = urlsplit(url).hostname or "?"
+            raise ForeignHostError(
+                f"refusing to follow a link to another host ({host}); credentials are sent to "
+                f"{self.origin[1]} only"
+            )
+        return url
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        ok: tuple[int, ...] = (200,),
+    ) -> httpx.Response:
+        """Send with retries; an answer whose status is not in ``ok`` raises :class:`ApiError`."""
+        client, semaphore = self._client, self._semaphore
+        if client is None or semaphore is None:
+            raise RuntimeError("use the transport inside 'async with'")
+        url = self.url(target)
+        method = method.upper()
+        policy = self.settings.retry
+        if json is not None and content is None:
+            content = msgspec.json.encode(json)
+            headers = {"Content-Type": "application/json", **(headers or {})}
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            try:
+                async with semaphore:
+                    self.requests += 1
+                    started = time.perf_counter()
+                    response = await client.request(
+                        method, url, params=params, content=content, headers=headers
+                    )
+                    log.debug(
+                        "%s %s -> %s (%.0f ms)",
+                        method,
+                        _shown_url(str(response.request.url)),
+                        response.status_code,
+                        (time.perf_counter() - started) * 1000,
+                    )
+            except httpx.TransportError as exc:
+                sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                if attempt >= policy.attempts or (sent and method not in IDEMPOTENT):
+                    raise ApiError(
+                        f"no answer ({type(exc).__name__})", method=method, url=_shown_url(url)
+                    ) from None
+            else:
+                status = response.status_code
+                if status in ok:
+                    return response
+                retryable = status in policy.statuses and (
+                    method in IDEMPOTENT or status in (429, 503)
+                )
+                if not retryable or attempt >= policy.attempts:
+                    raise error_from_response(response)
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+            self.retries += 1
+            await asyncio.sleep(policy.delay(attempt, retry_after, self._rng))
+
+    async def get_bytes(self, target: str, params: Mapping[str, str] | None = None) -> bytes:
+        return (await self.request("GET", target, params=params)).content

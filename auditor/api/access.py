@@ -1,0 +1,60 @@
+"""Area A client: deny assignments (seed 4.1) and role assignments (4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+
+from auditor.api._paging import iter_pages
+from auditor.api._paths import scope_path, subscription_path
+from auditor.api._transport import Transport
+from auditor.model.defaults import SEED_API_VERSIONS
+
+_PROVIDER = "/providers/Cloud.Authorization"
+
+
+class AccessControlClient:
+    api_version = SEED_API_VERSIONS["roleAssignments.list"]
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def _params(self, filter: str | None, **more: str | None) -> dict[str, str]:
+        params = {"api-version": self.api_version}
+        if filter:
+            params["$filter"] = filter
+        params.update({k: v for k, v in more.items() if v is not None})
+        return params
+
+    def role_assignment_pages(
+        self, scope: str = "/", *, filter: str | None = None, tenant_id: str | None = None
+    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+        """Pages of 4.2 at ``scope`` (``/``: the provider-level call, paged by the service)."""
+        path = scope_path(scope) + _PROVIDER + "/roleAssignments"
+        return iter_pages(self.transport, path, self._params(filter, tenantId=tenant_id))
+
+    async def list_role_assignments(
+        self, scope: str = "/", *, filter: str | None = None, tenant_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async for items, _ in self.role_assignment_pages(scope, filter=filter, tenant_id=tenant_id):
+            out.extend(msgspec.json.decode(item) for item in items)
+        return out
+
+    def deny_assignment_pages(
+        self, subscription: str, *, filter: str | None = None
+    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+        path = subscription_path(subscription) + _PROVIDER + "/denyAssignments"
+        params = self._params(filter)
+        params["api-version"] = SEED_API_VERSIONS["denyAssignments.list"]
+        return iter_pages(self.transport, path, params)
+
+    async def list_deny_assignments(
+        self, subscription: str, *, filter: str | None = None
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async for items, _ in self.deny_assignment_pages(subscription, filter=filter):
+            out.extend(msgspec.json.decode(item) for item in items)
+        return out

@@ -1,0 +1,259 @@
+"""Building a snapshot (contracts 2) from the API.
+
+What is read, per subscription and concurrently (bounded by the client's ``concurrency``):
+
+- role assignments: per subscription (4.2 at the subscription: at, above and below it) or once at
+  provider level (4.2 at ``/``, paged: the whole tenant); duplicates (assignments above several
+  subscriptions) are kept once;
+- deny assignments (4.1), health events (4.5), clusters and domains (their list calls);
+- the developer-tooling service, when a client for it is given: user, apps and their users, user
+  and app tokens (metadata only: token values are never readable).
+
+``hierarchy``, ``principals`` and ``roleDefinitions`` are not served by the seed's API; they stay
+empty unless a directory snapshot supplies them.
+
+Items travel as raw JSON from the answer to the snapshot loader, which validates them exactly as it
+validates a snapshot file. A part that cannot be read is recorded under a top-level
+``"incomplete": [{"what", "error"}]`` key instead of failing the whole collection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, Literal
+
+import msgspec
+
+from auditor.api._paging import item_ids
+from auditor.api._paths import subscription_path
+from auditor.api._transport import ApiError
+from auditor.api.client import ResourceManagerClient
+from auditor.api.devtooling import DevToolingClient
+from auditor.errors import IncompleteError, InputError
+from auditor.estate._files import write_atomic
+from auditor.estate.snapshot import Snapshot, dumps_snapshot, loads_snapshot
+
+RoleAssignmentMode = Literal["subscription", "provider"]
+
+ProgressCallback = Callable[[str, int, int], None]
+"""Called with (what just finished, units done, units in all)."""
+
+INCOMPLETE_KEY = "incomplete"
+DIRECTORY_SECTIONS = ("hierarchy", "principals", "roleDefinitions")
+
+Pages = AsyncIterator[tuple[list[msgspec.Raw], bytes]]
+
+
+@dataclass(frozen=True)
+class Failure:
+    what: str
+    error: str
+
+    def to_wire(self) -> dict[str, str]:
+        return {"what": self.what, "error": self.error}
+
+
+@dataclass
+class CollectResult:
+    snapshot: Snapshot
+    incomplete: list[Failure] = field(default_factory=list)
+    requests: int = 0
+    retries: int = 0
+    seconds: float = 0.0
+
+    @property
+    def complete(self) -> bool:
+        return not self.incomplete
+
+    def counts(self) -> dict[str, int]:
+        return self.snapshot.counts()
+
+
+@dataclass
+class _Unit:
+    section: str
+    what: str
+    pages: Callable[[], Pages]
+    items: list[tuple[msgspec.Raw, str | None]] = field(default_factory=list)
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _units(
+    api: ResourceManagerClient, subscriptions: Sequence[str], mode: RoleAssignmentMode
+) -> list[_Unit]:
+    units: list[_Unit] = []
+    if mode == "provider":
+        units.append(
+            _Unit(
+                "roleAssignments",
+                "roleAssignments at provider level (/)",
+                partial(api.access.role_assignment_pages, "/"),
+            )
+        )
+    for sub in subscriptions:
+        scope = subscription_path(sub)
+        per_subscription: list[tuple[str, Callable[[], Pages]]] = [
+            ("denyAssignments", partial(api.access.deny_assignment_pages, scope)),
+            ("healthEvents", partial(api.health.subscription_event_pages, scope)),
+            ("clusters", partial(api.clusters.pages, scope)),
+            ("domains", partial(api.domains.pages, scope)),
+        ]
+        if mode == "subscription":
+            ras = partial(api.access.role_assignment_pages, scope)
+            per_subscription.insert(0, ("roleAssignments", ras))
+        for section, pages in per_subscription:
+            units.append(_Unit(section, f"{section} of {scope}", pages))
+    return units
+
+
+async def _run_unit(unit: _Unit) -> None:
+    async for items, body in unit.pages():
+        ids = item_ids(body)
+        unit.items.extend(zip(items, ids, strict=True))
+
+
+def _merge(units: list[_Unit], section: str) -> list[msgspec.Raw]:
+    seen: set[str] = set()
+    out: list[msgspec.Raw] = []
+    for unit in units:
+        if unit.section != section:
+            continue
+        for raw, item_id in unit.items:
+            if item_id is not None:
+                key = item_id.lower().rstrip("/")
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append(raw)
+    return out
+
+
+_TOKEN_FIELDS = ("id", "kind", "app", "accessType", "description", "createdAt")
+
+
+async def _devtooling(dev: DevToolingClient, failures: list[Failure]) -> dict[str, Any]:
+    user = await dev.get_user()
+    apps_out: list[dict[str, Any]] = []
+    tokens: list[dict[str, Any]] = []
+    try:
+        tokens.extend(await dev.list_user_tokens())
+    except ApiError as exc:
+        failures.append(Failure("devTooling user API tokens", str(exc)))
+    for app in await dev.list_apps():
+        owner, name = str(app.get("owner") or ""), str(app.get("name") or "")
+        entry = {k: app.get(k) for k in ("owner", "ownerType", "name")}
+        try:
+            entry["users"] = await dev.list_app_users(owner, name)
+        except ApiError as exc:
+            failures.append(Failure(f"devTooling users of app {owner}/{name}", str(exc)))
+        try:
+            tokens.extend(await dev.list_app_tokens(owner, name))
+        except ApiError as exc:
+            failures.append(Failure(f"devTooling API tokens of app {owner}/{name}", str(exc)))
+        apps_out.append(entry)
+    kept = [{k: t.get(k) for k in _TOKEN_FIELDS if k in t} for t in tokens]
+    return {"user": user, "apps": apps_out, "tokens": kept}
+
+
+async def collect(
+    api: ResourceManagerClient,
+    subscriptions: Sequence[str],
+    *,
+    devtooling: DevToolingClient | None = None,
+    directory: Snapshot | None = None,
+    role_assignments: RoleAssignmentMode = "subscription",
+    progress: ProgressCallback | None = None,
+    collected_at: str | None = None,
+) -> CollectResult:
+    """Read the estate of ``subscriptions`` through ``api`` (opened with ``async with``)."""
+    started = time.perf_counter()
+    units = _units(api, subscriptions, role_assignments)
+    total = len(units) + (1 if devtooling is not None else 0)
+    failures: list[Failure] = []
+    done = 0
+
+    def finished(what: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(what, done, total)
+
+    async def run(unit: _Unit) -> None:
+        try:
+            await _run_unit(unit)
+        except ApiError as exc:
+            unit.items.clear()
+            failures.append(Failure(unit.what, str(exc)))
+        finished(unit.what)
+
+    dev_section: dict[str, Any] | None = None
+
+    async def run_dev() -> None:
+        nonlocal dev_section
+        assert devtooling is not None
+        try:
+            dev_section = await _devtooling(devtooling, failures)
+        except ApiError as exc:
+            failures.append(Failure("devTooling", str(exc)))
+        finished("devTooling")
+
+    jobs = [run(unit) for unit in units]
+    if devtooling is not None:
+        jobs.append(run_dev())
+    await asyncio.gather(*jobs)
+
+    doc: dict[str, Any] = {"snapshotVersion": 1, "collectedAt": collected_at or _utc_now()}
+    if directory is not None:
+        top = msgspec.json.decode(dumps_snapshot(directory), type=dict[str, msgspec.Raw])
+        if directory.tenantId is not None:
+            doc["tenantId"] = directory.tenantId
+        for key in DIRECTORY_SECTIONS:
+            if key in top:
+                doc[key] = top[key]
+    for section in ("roleAssignments", "denyAssignments", "clusters", "domains", "healthEvents"):
+        doc[section] = _merge(units, section)
+    if dev_section is not None:
+        doc["devTooling"] = dev_section
+    order = {unit.what: i for i, unit in enumerate(units)}
+    failures.sort(key=lambda f: (order.get(f.what, len(order)), f.what))
+    if failures:
+        doc[INCOMPLETE_KEY] = [f.to_wire() for f in failures]
+    data = msgspec.json.encode(doc)
+    try:
+        snapshot = loads_snapshot(data, source=f"the answers of {api.base_url}")
+    except InputError as exc:
+        raise IncompleteError(
+            f"the service returned data that is not a valid estate: {exc}"
+        ) from None
+    return CollectResult(
+        snapshot=snapshot,
+        incomplete=failures,
+        requests=api.transport.requests + (devtooling.transport.requests if devtooling else 0),
+        retries=api.transport.retries + (devtooling.transport.retries if devtooling else 0),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def write_snapshot(result: CollectResult, out: str | os.PathLike[str], *, force: bool) -> None:
+    """Write the collected snapshot atomically (an existing file only with ``force``); then, if
+    the collection is incomplete, raise :class:`IncompleteError` (exit code 3) naming what failed."""
+    write_atomic(
+        out, dumps_snapshot(result.snapshot, indent=2), overwrite=force, what="snapshot file"
+    )
+    if result.incomplete:
+        parts = "; ".join(f"{f.what}: {f.error}" for f in result.incomplete[:5])
+        more = len(result.incomplete) - 5
+        tail = f" (and {more} more)" if more > 0 else ""
+        raise IncompleteError(
+            f"the snapshot written to {os.fspath(out)} is incomplete "
+            f"({len(result.incomplete)} part(s) could not be read): {parts}{tail}"
+        )

@@ -1,0 +1,73 @@
+"""Area D client: service health events by subscription (seed 4.5) and by resource (4.6)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from auditor.api._paging import iter_pages
+from auditor.api._paths import scope_path, subscription_path
+from auditor.api._transport import Transport
+from auditor.model.defaults import SEED_API_VERSIONS
+
+_EVENTS = "/providers/Cloud.ResourceHealth/events"
+
+
+def query_start_time(day: date | str) -> str:
+    """``queryStartTime`` in the service's month/day/year form."""
+    if isinstance(day, str):
+        return day
+    return f"{day.month}/{day.day}/{day.year}"
+
+
+class HealthClient:
+    api_version = SEED_API_VERSIONS["healthEvents.list"]
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+
+    def subscription_event_pages(
+        self,
+        subscription: str,
+        *,
+        filter: str | None = None,
+        start: date | str | None = None,
+    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+        params = {"api-version": self.api_version}
+        if filter:
+            params["$filter"] = filter
+        if start is not None:
+            params["queryStartTime"] = query_start_time(start)
+        return iter_pages(self.transport, subscription_path(subscription) + _EVENTS, params)
+
+    def resource_event_pages(
+        self, resource_uri: str, *, filter: str | None = None
+    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+        params = {"api-version": self.api_version}
+        if filter:
+            params["$filter"] = filter
+        return iter_pages(self.transport, scope_path(resource_uri) + _EVENTS, params)
+
+    async def list_subscription_events(
+        self,
+        subscription: str,
+        *,
+        filter: str | None = None,
+        start: date | str | None = None,
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        pages = self.subscription_event_pages(subscription, filter=filter, start=start)
+        async for items, _ in pages:
+            out.extend(msgspec.json.decode(item) for item in items)
+        return out
+
+    async def list_resource_events(
+        self, resource_uri: str, *, filter: str | None = None
+    ) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async for items, _ in self.resource_event_pages(resource_uri, filter=filter):
+            out.extend(msgspec.json.decode(item) for item in items)
+        return out

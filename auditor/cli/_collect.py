@@ -1,0 +1,240 @@
+"""``auditor collect``: build a snapshot from the API (see :mod:`auditor.api.collect`)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+from urllib.parse import urlsplit
+
+import typer
+
+from auditor.errors import InputError
+
+if TYPE_CHECKING:
+    from auditor.api.collect import ProgressCallback, RoleAssignmentMode
+
+DEFAULT_TOKEN_ENV = "AUDITOR_TOKEN"
+DEFAULT_API_TOKEN_ENV = "AUDITOR_API_TOKEN"
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _check_url(url: str, option: str, allow_http: bool) -> None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError("expected an absolute http:// or https:// URL", source=option)
+    if parts.scheme == "http" and not allow_http and not _loopback(parts.hostname):
+        raise InputError(
+            "refusing to send credentials over plain http to a host that is not this machine; "
+            "use https (or --allow-http)",
+            source=option,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``collect`` to ``app``."""
+
+    @app.command("collect")
+    def collect(
+        base_url: Annotated[
+            str, typer.Option("--base-url", help="The API's base URL (areas A-D).")
+        ],
+        subscription: Annotated[
+            list[str],
+            typer.Option(
+                "--subscription", metavar="ID", help="Subscription to collect (repeatable)."
+            ),
+        ],
+        out: Annotated[Path, typer.Option("--out", metavar="FILE", help="Snapshot file to write.")],
+        token_env: Annotated[
+            str,
+            typer.Option(
+                "--token-env", metavar="VAR", help="Environment variable holding the bearer token."
+            ),
+        ] = DEFAULT_TOKEN_ENV,
+        api_token_env: Annotated[
+            str,
+            typer.Option(
+                "--api-token-env",
+                metavar="VAR",
+                help="Environment variable holding a developer-tooling API token; when it is "
+                "set, the developer-tooling service is collected too.",
+            ),
+        ] = DEFAULT_API_TOKEN_ENV,
+        devtooling_url: Annotated[
+            str | None,
+            typer.Option(
+                "--devtooling-url",
+                help="Base URL of the developer-tooling service (default: --base-url).",
+            ),
+        ] = None,
+        directory: Annotated[
+            Path | None,
+            typer.Option(
+                "--directory",
+                metavar="FILE",
+                help="A snapshot supplying hierarchy, principals and roleDefinitions (and "
+                "tenantId), which the seed's API does not serve.",
+            ),
+        ] = None,
+        role_assignments: Annotated[
+            str,
+            typer.Option(
+                "--role-assignments",
+                help="'subscription': per subscription (at, above and below each); 'provider': "
+                "the paged provider-level call (the whole tenant).",
+            ),
+        ] = "subscription",
+        concurrency: Annotated[
+            int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")
+        ] = 8,
+        timeout: Annotated[
+            float, typer.Option("--timeout", min=0.1, help="Seconds per request.")
+        ] = 30.0,
+        retries: Annotated[
+            int, typer.Option("--retries", min=0, help="Retries of a failed request.")
+        ] = 4,
+        force: Annotated[
+            bool, typer.Option("--force", help="Overwrite --out if it exists.")
+        ] = False,
+        allow_http: Annotated[
+            bool,
+            typer.Option(
+                "--allow-http", help="Allow plain http to a host other than this machine."
+            ),
+        ] = False,
+    ) -> None:
+        """Collect a snapshot (contracts 2) from the API. A part that cannot be read is listed
+        under "incomplete" in the written file and the exit code is 3.
+
+        hierarchy, principals and roleDefinitions are not served by the seed's API: they stay
+        empty unless --directory supplies them."""
+        import asyncio
+
+        from auditor.api import ClientSettings, DevToolingClient, ResourceManagerClient, RetryPolicy
+        from auditor.api.collect import CollectResult, write_snapshot
+        from auditor.api.collect import collect as run_collect
+        from auditor.model.secrets import Secret
+
+        if role_assignments not in ("subscription", "provider"):
+            raise InputError("expected subscription or provider", source="--role-assignments")
+        _check_url(base_url, "--base-url", allow_http)
+        dev_url = devtooling_url or base_url
+        if devtooling_url:
+            _check_url(devtooling_url, "--devtooling-url", allow_http)
+        if out.exists() and not force:
+            raise InputError(
+                "the file exists already; choose another name or add --force", source=str(out)
+            )
+        token = os.environ.get(token_env)
+        if not token:
+            raise InputError(
+                f"the environment variable {token_env} is not set; put the bearer token there "
+                "(or name another variable with --token-env)"
+            )
+        api_token = os.environ.get(api_token_env)
+        estate_directory = None
+        if directory is not None:
+            from auditor.estate.snapshot import load_snapshot
+
+            estate_directory = load_snapshot(directory)
+        else:
+            sys.stderr.write(
+                "note: hierarchy, principals and roleDefinitions are not served by the seed's API "
+                "and stay empty; --directory FILE supplies them\n"
+            )
+        settings = ClientSettings(
+            timeout=timeout, concurrency=concurrency, retry=RetryPolicy(attempts=retries + 1)
+        )
+        from auditor.api._paths import subscription_path
+
+        subscriptions = [s for s in subscription if s.strip()]
+        try:
+            for s in subscriptions:
+                subscription_path(s)
+        except ValueError as exc:
+            raise InputError(str(exc), source="--subscription") from None
+
+        mode = cast("RoleAssignmentMode", role_assignments)
+        progress, finish = _progress()
+
+        collected: list[CollectResult] = []
+
+        async def main() -> None:
+            # the result is handed over in a list, not returned: on Python 3.11, asyncio.run()
+            # builds a repr of its main task (and so of a returned value) while shutting down,
+            # which for a large estate costs seconds
+            async with ResourceManagerClient(base_url, Secret(token), settings) as api:
+                if not api_token:
+                    collected.append(
+                        await run_collect(
+                            api,
+                            subscriptions,
+                            directory=estate_directory,
+                            role_assignments=mode,
+                            progress=progress,
+                        )
+                    )
+                    return
+                async with DevToolingClient(dev_url, Secret(api_token), settings) as dev:
+                    collected.append(
+                        await run_collect(
+                            api,
+                            subscriptions,
+                            devtooling=dev,
+                            directory=estate_directory,
+                            role_assignments=mode,
+                            progress=progress,
+                        )
+                    )
+
+        try:
+            asyncio.run(main())
+        finally:
+            finish()
+        result = collected[0]
+        counts = result.counts()
+        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+        typer.echo(
+            f"collected {shown or 'nothing'} in {result.seconds:.1f} s "
+            f"({result.requests} requests, {result.retries} retried)"
+        )
+        write_snapshot(result, out, force=force)
+        typer.echo(f"wrote {out}")
+
+    del collect
+
+
+def _progress() -> tuple[ProgressCallback | None, Callable[[], None]]:
+    """A rich progress bar on a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(
+        TextColumn("collecting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("", total=None)
+    bar.start()
+
+    def update(what: str, done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total, description=what)
+
+    return update, bar.stop
