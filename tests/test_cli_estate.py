@@ -14,7 +14,6 @@ import pytest
 
 from auditor.cli import main
 from auditor.estate import sample as S
-from auditor.estate.plan import load_plan
 from auditor.estate.snapshot import load_snapshot
 
 Capsys = pytest.CaptureFixture[str]
@@ -170,38 +169,6 @@ def test_usage_errors_exit_2(capsys: Capsys, argv: list[str]) -> None:
 
 
 # --- demo -------------------------------------------------------------------------------------------
-
-
-def test_demo_writes_the_sample_and_its_plans(capsys: Capsys, tmp_path: Path) -> None:
-    folder = tmp_path / "report"
-    for _ in range(2):  # the second run overwrites its own output
-        code, out, err = _run(capsys, "demo", "--out", str(folder))
-        assert code == 0, err
-        assert "Per subscription" in out
-    snapshot = folder / "sample-snapshot.json"
-    assert load_snapshot(snapshot) == S.sample_snapshot()
-    plans = sorted((folder / "plans").iterdir())
-    assert [p.stem for p in plans] == sorted(S.PLAN_NAMES)
-    for p in plans:
-        assert len(load_plan(p).requests) == len(S.sample_plans()[p.stem]["requests"])
-        assert f"wrote {p}" in out
-
-
-def test_demo_default_folder(
-    capsys: Capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    code, _, err = _run(capsys, "demo")
-    assert code == 0, err
-    assert (tmp_path / "audit-report" / "sample-snapshot.json").is_file()
-    assert (tmp_path / "audit-report" / "plans" / "risky-plan.json").is_file()
-
-
-def test_demo_refuses_a_file_as_folder(capsys: Capsys, tmp_path: Path) -> None:
-    target = tmp_path / "not-a-folder"
-    target.write_text("x")
-    code, _, err = _run(capsys, "demo", "--out", str(target))
-    assert code == 2 and str(target) in err and "Traceback" not in err
 
 
 def test_help_lists_the_commands(capsys: Capsys) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from auditor import __version__
-from auditor.cli import _estate, _expr
+from auditor.cli import _access, _audit, _collect, _demo, _estate, _expr, _sandbox
 from auditor.errors import AuditorError
 
 app = typer.Typer(
@@ -37,7 +37,7 @@ def _root(
     """Audit role and deny assignments, clusters, domains, health events and API tokens."""
 
 
-for _module in (_estate, _expr, __import__("auditor.cli._access", fromlist=["register"]), __import__("auditor.cli._sandbox", fromlist=["register"]), __import__("auditor.cli._collect", fromlist=["register"]), __import__("auditor.cli._audit", fromlist=["register"])):  # fmt: skip
+for _module in (_estate, _expr, _access, _audit, _collect, _sandbox, _demo):
     _module.register(app)
 
 

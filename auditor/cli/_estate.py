@@ -33,9 +33,6 @@ PER_SUBSCRIPTION_KINDS = (
 )
 """What ``estate show`` counts per subscription."""
 
-DEMO_SNAPSHOT_NAME = "sample-snapshot.json"
-DEMO_PLANS_FOLDER = "plans"
-
 
 def subscription_of(resource_id: str | None) -> str | None:
     """The subscription GUID an id or scope lies in (None above subscriptions)."""
@@ -243,32 +240,3 @@ def register(app: typer.Typer) -> None:
             f"{result.max_role_assignments_per_subscription:,} role assignments each); "
             f"{result.bytes_written / 1e6:,.1f} MB in {seconds:.1f} s"
         )
-
-    @app.command("demo")
-    def demo(
-        out: Annotated[
-            Path, typer.Option("--out", "-o", help="Folder for everything the demo writes.")
-        ] = Path("audit-report"),
-    ) -> None:
-        """Build the sample estate and its plans, write them to the output folder and show them."""
-        import msgspec
-
-        from auditor.errors import InputError
-        from auditor.estate._files import write_atomic
-        from auditor.estate.sample import sample_plans, sample_snapshot_bytes
-        from auditor.estate.snapshot import load_snapshot
-
-        if out.exists() and not out.is_dir():
-            raise InputError("expected a folder, found a file", source=str(out))
-        snapshot_path = out / DEMO_SNAPSHOT_NAME
-        write_atomic(snapshot_path, sample_snapshot_bytes(), overwrite=True, what="snapshot file")
-        plan_paths = []
-        for name, plan in sample_plans().items():
-            path = out / DEMO_PLANS_FOLDER / f"{name}.json"
-            data = msgspec.json.format(msgspec.json.encode(plan), indent=2) + b"\n"
-            write_atomic(path, data, overwrite=True, what="plan file")
-            plan_paths.append(path)
-        print_summary(summarize_snapshot(load_snapshot(snapshot_path)), ShowFormat.table)
-        typer.echo(f"wrote {snapshot_path}")
-        for path in plan_paths:
-            typer.echo(f"wrote {path}")
