@@ -7,6 +7,10 @@ their caret) and exits 2.
 
 from __future__ import annotations
 
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
 
@@ -28,8 +32,7 @@ def register(app: typer.Typer) -> None:
     conditions.command("check")(condition_check)
     app.add_typer(conditions)
 
-    # `auditor query KIND --snapshot FILE --filter EXPR [--scope SCOPE] [--format table|json]`
-    # is added here once the snapshot loader lands (contracts section 5).
+    app.command("query")(query)
 
 
 def filter_check(
@@ -49,3 +52,123 @@ def condition_check(
     from auditor.expr.condition import parse_condition, print_condition
 
     typer.echo(print_condition(parse_condition(expr)))
+
+
+class QueryKindArg(StrEnum):
+    ROLE_ASSIGNMENTS = "role-assignments"
+    DENY_ASSIGNMENTS = "deny-assignments"
+    HEALTH_EVENTS = "health-events"
+    CLUSTERS = "clusters"
+    DOMAINS = "domains"
+
+
+class QueryFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+
+
+_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "role-assignments": (
+        ("name", "name"),
+        ("principal", "properties/principalId"),
+        ("type", "properties/principalType"),
+        ("role", "properties/roleDefinitionId"),
+        ("scope", "properties/scope"),
+        ("condition", "properties/condition"),
+    ),
+    "deny-assignments": (
+        ("name", "properties/denyAssignmentName"),
+        ("scope", "properties/scope"),
+        ("children", "properties/doNotApplyToChildScopes"),
+        ("system", "properties/isSystemProtected"),
+        ("description", "properties/description"),
+    ),
+    "health-events": (
+        ("name", "name"),
+        ("type", "properties/eventType"),
+        ("status", "properties/status"),
+        ("level", "properties/eventLevel"),
+        ("title", "properties/title"),
+    ),
+    "clusters": (
+        ("name", "name"),
+        ("location", "location"),
+        ("version", "properties/clusterVersion"),
+        ("state", "properties/clusterState"),
+    ),
+    "domains": (
+        ("name", "name"),
+        ("location", "location"),
+        ("public access", "properties/publicNetworkAccess"),
+        ("TLS", "properties/minimumTlsVersionAllowed"),
+        ("state", "properties/provisioningState"),
+    ),
+}
+
+
+def query(
+    kind: Annotated[QueryKindArg, typer.Argument(help="What to list.")],
+    snapshot: Annotated[Path, typer.Option("--snapshot", help="The snapshot file.")],
+    filter_text: Annotated[
+        str | None,
+        typer.Option(
+            "--filter",
+            help="Without --scope: any $filter over the record's JSON, e.g. "
+            "\"properties/principalType eq 'Group'\". With --scope: a form the API accepts "
+            "for that list (atScope(), principalId eq '...', assignedTo('...'), ...).",
+        ),
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope",
+            help="List as the API does at this scope: at, above and below it "
+            "(semantics section 3).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        QueryFormat, typer.Option("--format", help="table or json.")
+    ] = QueryFormat.TABLE,
+) -> None:
+    """List the records of a snapshot that match a filter (contracts section 5)."""
+    from auditor.estate.snapshot import load_snapshot
+    from auditor.sandbox.query import QueryKind, query_snapshot
+
+    estate = load_snapshot(snapshot)
+    rows = query_snapshot(estate, QueryKind(kind.value), filter_text, scope)
+    if output_format is QueryFormat.JSON:
+        import json
+
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    _print_table(kind.value, rows)
+
+
+def _print_table(kind: str, rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    columns = _COLUMNS[kind]
+    table = Table(title=f"{len(rows)} {kind}")
+    for header, _ in columns:
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(_at(row, path)) for _, path in columns))
+    Console().print(table)
+
+
+def _at(doc: Any, path: str) -> Any:
+    for part in path.split("/"):
+        doc = doc.get(part) if isinstance(doc, dict) else None
+    return doc
+
+
+def _cell(value: Any) -> str:
+    from rich.markup import escape
+
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    if "/roleDefinitions/" in text:
+        text = text.rsplit("/", 1)[-1]
+    return escape(text)
