@@ -1,0 +1,682 @@
+"""Estate-wide access analyses, the building blocks of the access-control rules: escalation paths
+(RBAC-010), bypassed conditions (RBAC-012), dead grants (RBAC-013), deny assignments that spare child
+scopes (DENY-003), owners per subscription (RBAC-001/002), privileged guests (RBAC-003). Each returns
+typed results; turning them into findings is the audit's job.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from auditor.access.catalogue import CompiledPermission, RoleEntry
+from auditor.access.decision import AccessRequest, decide
+from auditor.access.globs import covers, intersects
+from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes
+from auditor.access.queries import applicable_denies, pattern_status
+from auditor.access.scopes import ROOT, ScopeTree
+from auditor.estate.roles import (
+    CONTRIBUTOR,
+    OWNER,
+    RBAC_ADMINISTRATOR,
+    USER_ACCESS_ADMINISTRATOR,
+)
+
+__all__ = [
+    "ADMIN_ROLES",
+    "ESCALATION_ACTIONS",
+    "PRIVILEGED_ROLES",
+    "BypassedCondition",
+    "DeadGrant",
+    "Escalation",
+    "EscalationStep",
+    "GuestPrivilege",
+    "OwnerHolder",
+    "SubscriptionOwners",
+    "WeakChildDeny",
+    "bypassed_conditions",
+    "dead_grants",
+    "escalations",
+    "guest_privileges",
+    "subscription_owners",
+    "weak_child_denies",
+]
+
+ESCALATION_ACTIONS = (
+    "Cloud.Authorization/roleAssignments/write",
+    "Cloud.Authorization/roleDefinitions/write",
+)
+"""Operations that create role assignments or role definitions."""
+
+ADMIN_ROLES = frozenset({OWNER, USER_ACCESS_ADMINISTRATOR, RBAC_ADMINISTRATOR})
+"""Roles whose holders are expected to manage access (rules.md RBAC-010)."""
+
+PRIVILEGED_ROLES = frozenset({OWNER, CONTRIBUTOR, USER_ACCESS_ADMINISTRATOR, RBAC_ADMINISTRATOR})
+"""Roles a guest must not hold (rules.md RBAC-003)."""
+
+
+def _is_group(ix: Indexes, key: str, hint: str | None) -> bool:
+    if ix.directory.is_group(key):
+        return True
+    return hint is not None and hint.lower() == "group"
+
+
+def _type_of(ix: Indexes, key: str, hint: str | None = None) -> str | None:
+    entry = ix.directory.entry(key)
+    if entry is not None and entry.type:
+        return entry.type
+    return hint
+
+
+def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[str]) -> bool:
+    for identity in ix.directory.identities(key):
+        scopes = ix.by_principal.get(identity)
+        if not scopes:
+            continue
+        for level in chain:
+            for entry in scopes.get(level, ()):
+                if entry.role in roles:
+                    return True
+    return False
+
+
+def _cond_text(entry: AssignmentEntry) -> str | None:
+    return None if entry.cond is None else entry.cond.text
+
+
+# ------------------------------------------------------------------------------------ escalation
+
+
+@dataclass(frozen=True, slots=True)
+class EscalationStep:
+    """One step of an escalation path: ``kind`` is ``principal``, ``group``, ``roleAssignment``,
+    ``roleDefinition``, ``permission`` or ``operation``."""
+
+    kind: str
+    id: str
+    name: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class Escalation:
+    """A principal that can effectively create role assignments or role definitions at a
+    subscription, management group or ``/`` without holding Owner, User Access Administrator or
+    Role Based Access Control Administrator there or above (RBAC-010)."""
+
+    principalId: str
+    principalType: str | None
+    displayName: str | None
+    scope: str
+    operations: tuple[str, ...]
+    decision: Literal["allowed", "conditional"]
+    roleAssignmentIds: tuple[str, ...]
+    path: tuple[EscalationStep, ...]
+
+    @property
+    def path_text(self) -> str:
+        return " → ".join(f"{s.kind} {s.name}" for s in self.path)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "principalId": self.principalId,
+            "principalType": self.principalType,
+            "displayName": self.displayName,
+            "scope": self.scope,
+            "operations": list(self.operations),
+            "decision": self.decision,
+            "roleAssignmentIds": list(self.roleAssignmentIds),
+            "path": [s.to_wire() for s in self.path],
+            "pathText": self.path_text,
+        }
+
+
+def _escalating_roles(ix: Indexes) -> dict[str, list[tuple[str, CompiledPermission]]]:
+    found: dict[str, list[tuple[str, CompiledPermission]]] = {}
+    catalogue = ix.catalogue
+    for guid in catalogue.roles:
+        for action in ESCALATION_ACTIONS:
+            for perm in catalogue.granting(guid, action.lower(), False):
+                found.setdefault(guid, []).append((action, perm))
+    return found
+
+
+def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escalation]:
+    """RBAC-010 candidates: one result per principal and scope, with the path principal -> groups
+    -> role assignment -> role -> permission -> operation. A group assignee stands for its members
+    (each reported); a group with no known member is reported itself. ``include_conditional``
+    also returns principals whose ability depends on a condition."""
+    import networkx as nx
+
+    roles = _escalating_roles(ix)
+    if not roles:
+        return []
+    directory = ix.directory
+    graph = nx.DiGraph()
+    # (principal key, scope key) -> [(assignment entry, assignee)]
+    candidates: dict[tuple[str, str], list[AssignmentEntry]] = {}
+    for level, bucket in ix.by_scope.items():
+        if not ScopeTree.is_hierarchy_level(level):
+            continue
+        for entry in bucket:
+            # holders of an administrator role at this scope are not shadow administrators
+            if entry.role not in roles or entry.role in ADMIN_ROLES:
+                continue
+            assignee = entry.principal
+            ra_node = ("ra", entry.id)
+            graph.add_edge(("p", assignee), ra_node)
+            role_node = ("role", entry.role)
+            graph.add_edge(ra_node, role_node)
+            for action, perm in roles[entry.role]:
+                perm_node = ("perm", entry.role, perm.index)
+                graph.add_edge(role_node, perm_node)
+                graph.add_edge(perm_node, ("op", action))
+            towards = directory.transitive_members(assignee)
+            for member, nxt in towards.items():
+                graph.add_edge(("p", member), ("p", nxt))
+            hint = entry.record.properties.principalType
+            members = [m for m in towards if not _is_group(ix, m, None)]
+            if not _is_group(ix, assignee, hint) or not towards:
+                members.append(assignee)
+            for member in members:
+                candidates.setdefault((member, level), []).append(entry)
+    results: list[Escalation] = []
+    for (member, level), entries in sorted(candidates.items()):
+        chain = ix.scopes.chain(level)
+        if _holds_role(ix, member, chain, ADMIN_ROLES):
+            continue
+        shown_scope = ix.scopes.display(level)
+        verdicts = {
+            action: decide(
+                ix, AccessRequest(directory.display(member), action, shown_scope), explain=False
+            ).decision
+            for action in ESCALATION_ACTIONS
+        }
+        allowed = tuple(a for a, v in verdicts.items() if v == "allowed")
+        maybe = tuple(a for a, v in verdicts.items() if v == "conditional")
+        if allowed:
+            decision: Literal["allowed", "conditional"] = "allowed"
+            operations = allowed
+        elif maybe and include_conditional:
+            decision = "conditional"
+            operations = maybe
+        else:
+            continue
+        best: list[Any] | None = None
+        for entry in sorted(entries, key=lambda e: e.id.lower()):
+            try:
+                route = nx.shortest_path(graph, ("p", member), ("ra", entry.id))
+            except nx.NetworkXNoPath:  # pragma: no cover - every candidate was linked above
+                continue
+            if best is None or len(route) < len(best):
+                best = route
+        assert best is not None
+        chosen = best[-1][1]
+        entry = next(e for e in entries if e.id == chosen)
+        grants = roles[entry.role]
+        action, perm = next(((a, p) for a, p in grants if a in operations), grants[0])
+        steps = [_step(ix, node, member) for node in best]
+        role = ix.catalogue.role(entry.role)
+        steps.append(
+            EscalationStep(
+                "roleDefinition",
+                role.id if role else entry.role,
+                f"'{ix.catalogue.name(entry.role)}'",
+            )
+        )
+        steps.append(EscalationStep("permission", str(perm.index), _perm_text(perm)))
+        steps.append(EscalationStep("operation", action, action))
+        record = directory.entry(member)
+        results.append(
+            Escalation(
+                principalId=directory.display(member),
+                principalType=_type_of(
+                    ix,
+                    member,
+                    entry.record.properties.principalType if entry.principal == member else None,
+                ),
+                displayName=record.displayName if record else None,
+                scope=shown_scope,
+                operations=operations,
+                decision=decision,
+                roleAssignmentIds=tuple(sorted({e.id for e in entries}, key=str.lower)),
+                path=tuple(steps),
+            )
+        )
+    return results
+
+
+def _perm_text(perm: CompiledPermission) -> str:
+    text = f"#{perm.index} actions {list(perm.actions)}"
+    if perm.notActions:
+        text += f" minus {list(perm.notActions)}"
+    if perm.cond is not None:
+        text += " (conditioned)"
+    return text
+
+
+def _step(ix: Indexes, node: tuple[Any, ...], principal: str) -> EscalationStep:
+    directory = ix.directory
+    if node[0] == "p":
+        key = node[1]
+        kind = "principal" if key == principal else "group"
+        return EscalationStep(kind, directory.display(key), f"'{directory.name(key)}'")
+    entry_id = node[1]
+    return EscalationStep("roleAssignment", entry_id, entry_id)
+
+
+# ------------------------------------------------------------------------- bypassed conditions
+
+
+@dataclass(frozen=True, slots=True)
+class BypassedCondition:
+    """RBAC-012: operations a conditioned assignment targets that another assignment, without a
+    condition, grants to the same principal (directly or through its groups) at the same scope or
+    above. ``via`` is the membership path from the conditioned assignment's principal to the
+    bypassing assignment's principal."""
+
+    roleAssignmentId: str
+    principalId: str
+    scope: str
+    condition: str
+    targetedActions: tuple[str, ...]
+    bypassingAssignmentId: str
+    bypassingScope: str
+    bypassingRoleName: str
+    via: tuple[str, ...]
+    operations: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "roleAssignmentId": self.roleAssignmentId,
+            "principalId": self.principalId,
+            "scope": self.scope,
+            "condition": self.condition,
+            "targetedActions": list(self.targetedActions),
+            "bypassingAssignmentId": self.bypassingAssignmentId,
+            "bypassingScope": self.bypassingScope,
+            "bypassingRoleName": self.bypassingRoleName,
+            "via": list(self.via),
+            "operations": list(self.operations),
+        }
+
+
+def _grants_pattern(perm: CompiledPermission, pattern: str, data: bool) -> bool:
+    """Whether ``perm`` grants some operation of ``pattern`` (exact for a plain operation)."""
+    if "*" not in pattern:
+        return perm.matches(pattern.lower(), data)
+    if not any(intersects(p, pattern) for p in perm.patterns(data)):
+        return False
+    return not any(covers(n, pattern) for n in perm.exclusions(data))
+
+
+def _planes(role: RoleEntry | None, pattern: str) -> list[bool]:
+    if role is None:
+        return []
+    return [
+        data
+        for data in (False, True)
+        if any(_grants_pattern(p, pattern, data) for p in role.permissions)
+    ]
+
+
+def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
+    """RBAC-012 candidates. A conditioned assignment targets the operations of its condition's
+    ``ActionMatches``; a condition without one targets every operation of the role. Conditions that
+    cannot be used (RBAC-011) are skipped."""
+    directory = ix.directory
+    results: list[BypassedCondition] = []
+    for entry in ix.assignments:
+        cond = entry.cond
+        if cond is None or cond.problem is not None:
+            continue
+        role = ix.catalogue.role(entry.role)
+        targets = sorted(cond.targeted_actions, key=str.lower)
+        if not targets and role is not None:
+            targets = sorted(
+                {p for perm in role.permissions for d in (False, True) for p in perm.patterns(d)},
+                key=str.lower,
+            )
+        planned = [(t, _planes(role, t)) for t in targets]
+        planned = [(t, planes) for t, planes in planned if planes]
+        if not planned:
+            continue
+        chain = ix.scopes.chain(entry.scope)
+        for identity in sorted(directory.identities(entry.principal)):
+            scopes = ix.by_principal.get(identity)
+            if not scopes:
+                continue
+            for level in chain:
+                for other in scopes.get(level, ()):
+                    if other is entry or other.cond is not None:
+                        continue
+                    other_role = ix.catalogue.role(other.role)
+                    if other_role is None:
+                        continue
+                    free = [p for p in other_role.permissions if p.cond is None]
+                    ops = tuple(
+                        t
+                        for t, planes in planned
+                        if any(_grants_pattern(p, t, d) for p in free for d in planes)
+                    )
+                    if not ops:
+                        continue
+                    path = directory.group_path(entry.principal, identity)
+                    results.append(
+                        BypassedCondition(
+                            roleAssignmentId=entry.id,
+                            principalId=directory.display(entry.principal),
+                            scope=entry.record.properties.scope or "/",
+                            condition=cond.text,
+                            targetedActions=tuple(targets),
+                            bypassingAssignmentId=other.id,
+                            bypassingScope=other.record.properties.scope or "/",
+                            bypassingRoleName=other_role.name,
+                            via=tuple(directory.display(k) for k in path),
+                            operations=ops,
+                        )
+                    )
+    return results
+
+
+# ---------------------------------------------------------------------------------- dead grants
+
+
+@dataclass(frozen=True, slots=True)
+class DeadGrant:
+    """RBAC-013: every operation the assignment's role grants is blocked for its principal by
+    unconditioned deny assignments at its scope."""
+
+    roleAssignmentId: str
+    principalId: str
+    scope: str
+    roleName: str
+    deniedBy: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "roleAssignmentId": self.roleAssignmentId,
+            "principalId": self.principalId,
+            "scope": self.scope,
+            "roleName": self.roleName,
+            "deniedBy": list(self.deniedBy),
+        }
+
+
+def _spares_a_member(ix: Indexes, deny: DenyEntry, principal: str) -> bool:
+    if not deny.excluded:
+        return False
+    members = ix.directory.transitive_members(principal)
+    return any(m in deny.excluded for m in members)
+
+
+def dead_grants(ix: Indexes) -> list[DeadGrant]:
+    """RBAC-013 candidates. A grant to a group is dead only when no member of the group is excluded
+    from the blocking denies. Roles that grant nothing are not reported."""
+    deny_scopes = set(ix.deny_by_scope)
+    if not deny_scopes:
+        return []
+    directory = ix.directory
+    results: list[DeadGrant] = []
+    for level, bucket in ix.by_scope.items():
+        chain = ix.scopes.chain(level)
+        if deny_scopes.isdisjoint(chain):
+            continue
+        for entry in bucket:
+            role = ix.catalogue.role(entry.role)
+            if role is None:
+                continue
+            patterns = [
+                (pattern, data)
+                for perm in role.permissions
+                for data in (False, True)
+                for pattern in perm.patterns(data)
+            ]
+            if not patterns:
+                continue
+            identities = directory.identities(entry.principal)
+            denies = [
+                d
+                for d in applicable_denies(ix, identities, chain)
+                if d.cond is None and not _spares_a_member(ix, d, entry.principal)
+            ]
+            if not denies:
+                continue
+            blockers: list[str] = []
+            for pattern, data in patterns:
+                status, by = pattern_status(pattern, data, denies)
+                if status != "blocked":
+                    break
+                blockers.extend(by)
+            else:
+                results.append(
+                    DeadGrant(
+                        roleAssignmentId=entry.id,
+                        principalId=directory.display(entry.principal),
+                        scope=entry.record.properties.scope or "/",
+                        roleName=role.name,
+                        deniedBy=tuple(dict.fromkeys(blockers)),
+                    )
+                )
+    return results
+
+
+# -------------------------------------------------------------------------- weak child denies
+
+
+@dataclass(frozen=True, slots=True)
+class WeakChildDeny:
+    """DENY-003: a deny assignment with ``doNotApplyToChildScopes`` at a scope with child scopes
+    (resources, resource groups, subscriptions, management groups) whose type carries a denied
+    operation. ``childScopes`` lists at most ``limit`` of them; ``childCount`` counts all."""
+
+    denyAssignmentId: str
+    name: str
+    scope: str
+    childScopes: tuple[str, ...]
+    childCount: int
+    operations: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "denyAssignmentId": self.denyAssignmentId,
+            "name": self.name,
+            "scope": self.scope,
+            "childScopes": list(self.childScopes),
+            "childCount": self.childCount,
+            "operations": list(self.operations),
+        }
+
+
+def _known_scopes(ix: Indexes) -> list[str]:
+    snapshot = ix.snapshot
+    ids = [c.id for c in snapshot.clusters] + [d.id for d in snapshot.domains]
+    for resource_id in ids:
+        if resource_id:
+            ix.scopes.add(resource_id)
+    return sorted(ix.scopes.known())
+
+
+def _descendants(ix: Indexes, scope: str, ordered: list[str]) -> list[str]:
+    tree = ix.scopes
+    if scope == ROOT:
+        return [k for k in ordered if k != ROOT]
+    if ScopeTree.kind(scope) == "managementGroup":
+        tops = [
+            k
+            for k in ordered
+            if k != scope and ScopeTree.is_hierarchy_level(k) and scope in tree.chain(k)
+        ]
+        found = set(tops)
+        for top in tops:
+            if ScopeTree.kind(top) == "subscription":
+                found.update(_below(top, ordered))
+        return sorted(found)
+    return _below(scope, ordered)
+
+
+def _below(scope: str, ordered: list[str]) -> list[str]:
+    prefix = scope + "/"
+    start = bisect.bisect_left(ordered, prefix)
+    end = bisect.bisect_left(ordered, scope + "0")  # '0' sorts right after '/'
+    return ordered[start:end]
+
+
+def weak_child_denies(ix: Indexes, *, limit: int = 50) -> list[WeakChildDeny]:
+    """DENY-003 candidates (see :class:`WeakChildDeny`)."""
+    weak = [d for d in ix.denies if d.at_scope_only]
+    if not weak:
+        return []
+    ordered = _known_scopes(ix)
+    results: list[WeakChildDeny] = []
+    for deny in weak:
+        patterns = [
+            p for perm in deny.permissions for data in (False, True) for p in perm.patterns(data)
+        ]
+        children: list[str] = []
+        carried: dict[str, None] = {}
+        for child in _descendants(ix, deny.scope, ordered):
+            kind_type = ix.scopes.resource_type(child)
+            if kind_type is None:
+                continue
+            hits = [p for p in patterns if intersects(p, kind_type + "/*")]
+            if hits:
+                children.append(ix.scopes.display(child))
+                carried.update(dict.fromkeys(hits))
+        if children:
+            results.append(
+                WeakChildDeny(
+                    denyAssignmentId=deny.id,
+                    name=deny.name,
+                    scope=deny.record.properties.scope or "/",
+                    childScopes=tuple(children[:limit]),
+                    childCount=len(children),
+                    operations=tuple(carried),
+                )
+            )
+    return results
+
+
+# ------------------------------------------------------------------------ owners and guests
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerHolder:
+    principalId: str
+    principalType: str | None
+    roleAssignmentId: str
+    scope: str
+    condition: str | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "principalId": self.principalId,
+            "principalType": self.principalType,
+            "roleAssignmentId": self.roleAssignmentId,
+            "scope": self.scope,
+            "condition": self.condition,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionOwners:
+    """The distinct principals holding Owner by an assignment at the subscription or above (a group
+    counts as one, RBAC-001/002)."""
+
+    subscription: str
+    owners: tuple[OwnerHolder, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.owners)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "subscription": self.subscription,
+            "count": self.count,
+            "owners": [o.to_wire() for o in self.owners],
+        }
+
+
+def subscription_owners(ix: Indexes) -> list[SubscriptionOwners]:
+    """Per known subscription (from the hierarchy and every scope seen), its distinct owners."""
+    owner_at: dict[str, list[AssignmentEntry]] = {}
+    subscriptions: set[str] = set()
+    for entry in ix.assignments:
+        if entry.role == OWNER:
+            owner_at.setdefault(entry.scope, []).append(entry)
+    for key in ix.scopes.known():
+        sub = ScopeTree.subscription_of(key)
+        if sub is not None:
+            subscriptions.add(sub)
+    results: list[SubscriptionOwners] = []
+    for sub in sorted(subscriptions):
+        seen: dict[str, OwnerHolder] = {}
+        for level in ix.scopes.chain(sub):
+            for entry in sorted(owner_at.get(level, ()), key=lambda e: e.id.lower()):
+                if entry.principal in seen:
+                    continue
+                seen[entry.principal] = OwnerHolder(
+                    principalId=ix.directory.display(entry.principal),
+                    principalType=_type_of(
+                        ix, entry.principal, entry.record.properties.principalType
+                    ),
+                    roleAssignmentId=entry.id,
+                    scope=entry.record.properties.scope or "/",
+                    condition=_cond_text(entry),
+                )
+        results.append(SubscriptionOwners(ix.scopes.display(sub), tuple(seen.values())))
+    return results
+
+
+@dataclass(frozen=True, slots=True)
+class GuestPrivilege:
+    """RBAC-003: a guest holding a privileged role, directly or through nested groups (``via`` is
+    the membership path guest -> ... -> assignee)."""
+
+    principalId: str
+    displayName: str | None
+    roleName: str
+    roleAssignmentId: str
+    scope: str
+    via: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "principalId": self.principalId,
+            "displayName": self.displayName,
+            "roleName": self.roleName,
+            "roleAssignmentId": self.roleAssignmentId,
+            "scope": self.scope,
+            "via": list(self.via),
+        }
+
+
+def guest_privileges(ix: Indexes) -> list[GuestPrivilege]:
+    """Every privileged role (Owner, Contributor, User Access Administrator, Role Based Access
+    Control Administrator) a guest holds at any scope, directly or through nested groups."""
+    directory = ix.directory
+    results: list[GuestPrivilege] = []
+    for key, record in sorted(directory.entries()):
+        if (record.userType or "").lower() != "guest":
+            continue
+        for identity in sorted(directory.identities(key)):
+            for entry in sorted(ix.assignments_of(identity), key=lambda e: e.id.lower()):
+                if entry.role not in PRIVILEGED_ROLES:
+                    continue
+                results.append(
+                    GuestPrivilege(
+                        principalId=directory.display(key),
+                        displayName=record.displayName,
+                        roleName=ix.catalogue.name(entry.role),
+                        roleAssignmentId=entry.id,
+                        scope=entry.record.properties.scope or "/",
+                        via=tuple(
+                            directory.display(k) for k in directory.group_path(key, identity)
+                        ),
+                    )
+                )
+    return results

@@ -1,0 +1,463 @@
+"""The decision function (semantics §1-2, contracts §4): a pure function of a request and the indexes.
+
+1. The identity set is the principal plus every group it belongs to, transitively.
+2. Deny assignments first: at the requested scope, or at an ancestor unless
+   ``doNotApplyToChildScopes``; naming one of the identities (or every principal); excluding none of
+   them (exclusion wins over naming); with a permission matching the operation. Its condition (the
+   deny's and the permission's) must hold: true blocks, undecidable makes the answer conditional
+   unless it is settled anyway (nothing grants the operation).
+3. Otherwise role assignments at the scope or above, to one of the identities, whose role has a
+   matching permission: additive. The assignment's condition and the permission's condition must
+   hold; an unconditioned grant allows outright.
+
+This is the only place that decides access: the queries, the audit's rules and the sandbox call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from auditor.access.catalogue import Catalogue, CompiledPermission
+from auditor.access.conditions import Cond, condition_request
+from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes, Levels
+
+if TYPE_CHECKING:
+    from auditor.expr.condition import ConditionRequest
+
+__all__ = [
+    "AccessRequest",
+    "Decision",
+    "DenyHit",
+    "GrantHit",
+    "Verdict",
+    "decide",
+    "deny_hits",
+    "grant_hits",
+]
+
+Verdict = Literal["allowed", "denied", "notGranted", "conditional"]
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRequest:
+    """One access request (contracts §4). ``attributes`` None means unknown (three-valued
+    evaluation); a mapping, even empty, means concrete attributes."""
+
+    principalId: str
+    action: str
+    scope: str
+    dataAction: bool = False
+    subOperation: str | None = None
+    attributes: Mapping[str, Any] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "principalId": self.principalId,
+            "action": self.action,
+            "dataAction": self.dataAction,
+            "scope": self.scope,
+            "subOperation": self.subOperation,
+        }
+        if self.attributes is not None:
+            out["attributes"] = dict(self.attributes)
+        return out
+
+
+@dataclass(slots=True)
+class Decision:
+    """The answer to one request (contracts §4). Read-only by convention (not frozen: a batch
+    builds tens of thousands a second, and a frozen dataclass costs five times more to build)."""
+
+    decision: Verdict
+    principalId: str
+    action: str
+    scope: str
+    grantedBy: tuple[str, ...] = ()
+    deniedBy: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    reason: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object of contracts §4."""
+        return {
+            "decision": self.decision,
+            "principalId": self.principalId,
+            "action": self.action,
+            "scope": self.scope,
+            "grantedBy": list(self.grantedBy),
+            "deniedBy": list(self.deniedBy),
+            "conditions": list(self.conditions),
+            "reason": self.reason,
+        }
+
+
+@dataclass(slots=True, eq=False)
+class GrantHit:
+    """A role assignment that grants (``value`` True), might grant (None) or would grant but for a
+    false condition (False) the operation. ``identity`` is the principal or group key it is made to;
+    ``distance`` how many levels above the requested scope it sits."""
+
+    assignment: AssignmentEntry
+    identity: str
+    distance: int
+    value: bool | None
+    conditions: tuple[str, ...]
+    permissions: tuple[CompiledPermission, ...]
+
+
+@dataclass(slots=True, eq=False)
+class DenyHit:
+    """A deny assignment that blocks (``value`` True) or might block (None) the operation."""
+
+    deny: DenyEntry
+    distance: int
+    value: bool | None
+    conditions: tuple[str, ...]
+
+
+class _Ctx:
+    """The condition module's request, built on first need."""
+
+    __slots__ = ("_built", "request")
+
+    def __init__(self, request: AccessRequest) -> None:
+        self.request = request
+        self._built: ConditionRequest | None = None
+
+    def get(self) -> ConditionRequest:
+        if self._built is None:
+            request = self.request
+            self._built = condition_request(
+                request.action, request.subOperation, request.attributes
+            )
+        return self._built
+
+
+def _conjunct(
+    outer: Cond | None, perms: tuple[CompiledPermission, ...], ctx: _Ctx
+) -> tuple[bool | None, tuple[str, ...]]:
+    """``outer AND (OR of the permissions' conditions)`` three-valued, with the texts of the
+    undecided conditions that the value depends on."""
+    part: bool | None = False
+    undecided: list[str] = []
+    for perm in perms:
+        cond = perm.cond
+        if cond is None:
+            part = True
+            break
+        value = cond.evaluate(ctx.get())
+        if value is True:
+            part = True
+            break
+        if value is None:
+            part = None
+            undecided.append(cond.text)
+    if part is False:
+        return False, ()
+    if outer is None:
+        return part, (() if part else tuple(undecided))
+    value = outer.evaluate(ctx.get())
+    if value is False:
+        return False, ()
+    if value is True:
+        return part, (() if part else tuple(undecided))
+    if part is True:
+        return None, (outer.text,)
+    return None, (outer.text, *undecided)
+
+
+def deny_hits(
+    ix: Indexes,
+    identities: frozenset[str],
+    levels: Levels,
+    operation: str,
+    data: bool,
+    ctx: _Ctx,
+) -> list[DenyHit]:
+    """Deny assignments that apply and block (value True) or might block (None)."""
+    hits: list[DenyHit] = []
+    denies_for = ix.denies_for
+    for level, distance in levels.deny_levels:
+        for deny, perms in denies_for(level, operation, data):
+            if distance and deny.at_scope_only:
+                continue
+            if not (deny.everyone or not deny.principals.isdisjoint(identities)):
+                continue
+            if deny.excludes_everyone or not deny.excluded.isdisjoint(identities):
+                continue
+            if deny.cond is None and perms[0].cond is None:
+                hits.append(DenyHit(deny, distance, True, ()))
+                continue
+            value, conds = _conjunct(deny.cond, perms, ctx)
+            if value is not False:
+                hits.append(DenyHit(deny, distance, value, conds))
+    return hits
+
+
+def grant_hits(
+    ix: Indexes,
+    identities: frozenset[str],
+    levels: Levels,
+    operation: str,
+    data: bool,
+    ctx: _Ctx,
+) -> list[GrantHit]:
+    """Role assignments at the scope or above, to one of the identities, whose role matches the
+    operation, with the value of their conditions (False ones included, for the reason)."""
+    catalogue = ix.catalogue
+    table = catalogue.per_operation(operation, data)
+    hits: list[GrantHit] = []
+    for principals, distance in levels.grant_levels:
+        if len(principals) == 1:
+            for identity, bucket in principals.items():
+                if identity in identities:
+                    _collect(
+                        catalogue, table, bucket, identity, distance, operation, data, ctx, hits
+                    )
+            continue
+        for identity in principals.keys() & identities:
+            _collect(
+                catalogue,
+                table,
+                principals[identity],
+                identity,
+                distance,
+                operation,
+                data,
+                ctx,
+                hits,
+            )
+    return hits
+
+
+def _collect(
+    catalogue: Catalogue,
+    table: dict[str, tuple[CompiledPermission, ...]],
+    bucket: tuple[AssignmentEntry, ...],
+    identity: str,
+    distance: int,
+    operation: str,
+    data: bool,
+    ctx: _Ctx,
+    hits: list[GrantHit],
+) -> None:
+    for entry in bucket:
+        perms = table.get(entry.role)
+        if perms is None:
+            perms = catalogue.granting(entry.role, operation, data, table)
+        if not perms:
+            continue
+        if entry.cond is None and perms[0].cond is None:
+            hits.append(GrantHit(entry, identity, distance, True, (), perms))
+            continue
+        value, conds = _conjunct(entry.cond, perms, ctx)
+        hits.append(GrantHit(entry, identity, distance, value, conds, perms))
+
+
+def _grant_order(hit: GrantHit, principal: str) -> tuple[int, int, str]:
+    return (hit.distance, hit.identity != principal, hit.assignment.id.lower())
+
+
+def _deny_order(hit: DenyHit) -> tuple[int, str]:
+    return (hit.distance, hit.deny.sort_key)
+
+
+def _unique(items: list[str]) -> tuple[str, ...]:
+    if len(items) == 1:
+        return (items[0],)
+    return tuple(dict.fromkeys(items))
+
+
+def decide(ix: Indexes, request: AccessRequest, *, explain: bool = True) -> Decision:
+    """The decision for one request. ``explain=False`` leaves ``reason`` empty (for queries that
+    explain in their own terms)."""
+    principal = request.principalId.lower()
+    identities = ix.directory.identities(principal)
+    levels = ix.levels(request.scope)
+    operation = request.action.lower()
+    data = request.dataAction
+    ctx = _Ctx(request)
+
+    denies = deny_hits(ix, identities, levels, operation, data, ctx) if levels.deny_levels else []
+    blocking = [d for d in denies if d.value is True] if denies else denies
+    if blocking:
+        if len(blocking) > 1:
+            blocking.sort(key=_deny_order)
+        return Decision(
+            "denied",
+            request.principalId,
+            request.action,
+            request.scope,
+            (),
+            _unique([d.deny.id for d in blocking]),
+            (),
+            _reason_denied(ix, request, principal, identities, blocking) if explain else "",
+        )
+
+    grants = grant_hits(ix, identities, levels, operation, data, ctx)
+    definite = [g for g in grants if g.value is True]
+    maybe = [g for g in grants if g.value is None]
+    if not definite and not maybe:
+        return Decision(
+            "notGranted",
+            request.principalId,
+            request.action,
+            request.scope,
+            reason=_reason_not_granted(ix, request, grants) if explain else "",
+        )
+    if len(denies) > 1:
+        denies.sort(key=_deny_order)
+    if definite:
+        if len(definite) > 1:
+            definite.sort(key=lambda g: _grant_order(g, principal))
+        granted_by = _unique([g.assignment.id for g in definite])
+        if not denies:
+            return Decision(
+                "allowed",
+                request.principalId,
+                request.action,
+                request.scope,
+                granted_by,
+                reason=_reason_allowed(ix, request, principal, definite) if explain else "",
+            )
+        return Decision(
+            "conditional",
+            request.principalId,
+            request.action,
+            request.scope,
+            granted_by,
+            _unique([d.deny.id for d in denies]),
+            _unique([c for d in denies for c in d.conditions]),
+            _reason_conditional(ix, request, principal, identities, definite, denies)
+            if explain
+            else "",
+        )
+    maybe.sort(key=lambda g: _grant_order(g, principal))
+    return Decision(
+        "conditional",
+        request.principalId,
+        request.action,
+        request.scope,
+        _unique([g.assignment.id for g in maybe]),
+        _unique([d.deny.id for d in denies]),
+        _unique(
+            [c for d in denies for c in d.conditions] + [c for g in maybe for c in g.conditions]
+        ),
+        _reason_conditional(ix, request, principal, identities, maybe, denies) if explain else "",
+    )
+
+
+# --------------------------------------------------------------------------------------- reasons
+
+
+def _operation(request: AccessRequest) -> str:
+    kind = "data action" if request.dataAction else "action"
+    return f"{kind} {request.action}"
+
+
+def describe_holder(ix: Indexes, principal: str, identity: str) -> str:
+    """How an assignment made to ``identity`` reaches ``principal``: directly, to one of its groups,
+    or to a group it belongs to through nested groups (the path is named)."""
+    directory = ix.directory
+    if identity == principal:
+        return "to the principal directly"
+    path = directory.group_path(principal, identity)
+    name = directory.name(identity)
+    if len(path) <= 2:
+        return f"to its group '{name}'"
+    hops = " → ".join(f"'{directory.name(k)}'" for k in path[1:])
+    return f"to group '{name}' (membership path {hops})"
+
+
+def _grant_phrase(ix: Indexes, principal: str, hit: GrantHit) -> str:
+    entry = hit.assignment
+    role = ix.catalogue.name(entry.role)
+    where = entry.record.properties.scope or "/"
+    return f"role '{role}' assigned at {where} {describe_holder(ix, principal, hit.identity)}"
+
+
+def _deny_phrase(ix: Indexes, principal: str, identities: frozenset[str], hit: DenyHit) -> str:
+    deny = hit.deny
+    where = deny.record.properties.scope or "/"
+    if principal in deny.principals:
+        whom = "the principal"
+    else:
+        groups = sorted(deny.principals & identities)
+        whom = f"its group '{ix.directory.name(groups[0])}'" if groups else "all principals"
+    return f"deny assignment '{deny.name}' at {where} (naming {whom})"
+
+
+def _more(count: int, what: str) -> str:
+    if count <= 1:
+        return ""
+    other = count - 1
+    return f" ({other} more {what}{'s' if other > 1 else ''} also {'apply' if other > 1 else 'applies'})"
+
+
+def _reason_allowed(
+    ix: Indexes, request: AccessRequest, principal: str, definite: list[GrantHit]
+) -> str:
+    first = _grant_phrase(ix, principal, definite[0])
+    more = _more(len(dict.fromkeys(g.assignment.id for g in definite)), "role assignment")
+    return f"Allowed: {first} grants {_operation(request)}{more}, and no deny assignment blocks it."
+
+
+def _reason_denied(
+    ix: Indexes,
+    request: AccessRequest,
+    principal: str,
+    identities: frozenset[str],
+    blocking: list[DenyHit],
+) -> str:
+    first = _deny_phrase(ix, principal, identities, blocking[0])
+    more = _more(len(blocking), "deny assignment")
+    return (
+        f"Denied: {first} blocks {_operation(request)}{more}; "
+        "deny assignments take precedence over every role assignment."
+    )
+
+
+def _reason_not_granted(ix: Indexes, request: AccessRequest, grants: list[GrantHit]) -> str:
+    if grants:
+        hit = grants[0]
+        role = ix.catalogue.name(hit.assignment.role)
+        where = hit.assignment.record.properties.scope or "/"
+        return (
+            f"Not granted: role '{role}' at {where} would grant {_operation(request)}, but its "
+            "condition is false for this request, and no other role assignment grants it."
+        )
+    return (
+        f"Not granted: no role assignment at {request.scope} or above, to the principal or any "
+        f"of its groups, grants {_operation(request)}."
+    )
+
+
+def _reason_conditional(
+    ix: Indexes,
+    request: AccessRequest,
+    principal: str,
+    identities: frozenset[str],
+    grants: list[GrantHit],
+    denies: list[DenyHit],
+) -> str:
+    unknown = "the request's attributes" if request.attributes is None else "this request"
+    grant = _grant_phrase(ix, principal, grants[0])
+    if grants[0].value is True:
+        deny = _deny_phrase(ix, principal, identities, denies[0])
+        return (
+            f"Conditional: {grant} grants {_operation(request)}, but {deny} blocks it where its "
+            f"condition holds, which cannot be decided from {unknown}."
+        )
+    if denies:
+        deny = _deny_phrase(ix, principal, identities, denies[0])
+        return (
+            f"Conditional: {grant} grants {_operation(request)} only where its condition holds, "
+            f"and {deny} blocks it where its condition holds; neither can be decided from "
+            f"{unknown}."
+        )
+    return (
+        f"Conditional: {grant} grants {_operation(request)} only where its condition holds, "
+        f"which cannot be decided from {unknown}."
+    )

@@ -1,0 +1,225 @@
+"""The directory: principals, direct and transitive group membership, reverse membership.
+
+Principal ids are handled as keys (lower case); the casing first seen is kept for output. Transitive
+membership is computed lazily per principal and cached; a membership cycle never hangs anything (each
+walk remembers what it visited) and is reported by :meth:`Directory.cycles`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator
+
+from auditor.estate.records import DirectoryPrincipalRecord
+
+__all__ = ["Directory"]
+
+_EMPTY: frozenset[str] = frozenset()
+_MEMBER_CACHE_LIMIT = 4096
+
+
+class Directory:
+    """Membership graph of the snapshot's ``principals`` (``memberOf`` edges, member -> group)."""
+
+    def __init__(self, principals: Iterable[DirectoryPrincipalRecord] = ()) -> None:
+        self._entries: dict[str, DirectoryPrincipalRecord] = {}
+        self._display: dict[str, str] = {}
+        self._member_of: dict[str, tuple[str, ...]] = {}
+        self._closure: dict[str, frozenset[str]] = {}
+        self._identities: dict[str, frozenset[str]] = {}
+        self._members: dict[str, list[str]] | None = None
+        self._transitive: dict[str, dict[str, str]] = {}
+        self._paths: dict[tuple[str, str], tuple[str, ...]] = {}
+        for record in principals:
+            if record.id is None:
+                continue
+            key = self.add(record.id)
+            self._entries.setdefault(key, record)
+            if record.memberOf:
+                groups = tuple(dict.fromkeys(self.add(g) for g in record.memberOf))
+                previous = self._member_of.get(key, ())
+                self._member_of[key] = tuple(dict.fromkeys(previous + groups))
+
+    # -- ids
+
+    def add(self, principal_id: str) -> str:
+        """Register an id (keeping the first casing seen) and return its key."""
+        key = principal_id.lower()
+        if key not in self._display:
+            self._display[sys.intern(key)] = key if key == principal_id else principal_id
+        return key
+
+    def display(self, key: str) -> str:
+        """The id as first seen."""
+        return self._display.get(key, key)
+
+    def entry(self, key: str) -> DirectoryPrincipalRecord | None:
+        """The directory entry of a principal key, if the directory has one."""
+        return self._entries.get(key)
+
+    def entries(self) -> Iterator[tuple[str, DirectoryPrincipalRecord]]:
+        """Every directory entry with its key."""
+        return iter(self._entries.items())
+
+    def name(self, key: str) -> str:
+        """A readable name: the display name when known, else the id."""
+        entry = self._entries.get(key)
+        if entry is not None and entry.displayName:
+            return entry.displayName
+        return self.display(key)
+
+    def is_group(self, key: str) -> bool:
+        """True for a directory entry of type ``Group`` or anything that has members."""
+        entry = self._entries.get(key)
+        if entry is not None and entry.type is not None and entry.type.lower() == "group":
+            return True
+        return bool(self._reverse().get(key))
+
+    def direct_groups(self, key: str) -> tuple[str, ...]:
+        """The groups ``key`` is a direct member of."""
+        return self._member_of.get(key, ())
+
+    # -- transitive membership
+
+    def groups_of(self, key: str) -> frozenset[str]:
+        """Every group ``key`` belongs to, through nested groups (never ``key`` itself)."""
+        hit = self._closure.get(key)
+        if hit is not None:
+            return hit
+        direct = self._member_of.get(key)
+        if not direct:
+            self._closure[key] = _EMPTY
+            return _EMPTY
+        out: set[str] = set()
+        stack = list(direct)
+        member_of = self._member_of
+        closure = self._closure
+        while stack:
+            group = stack.pop()
+            if group in out:
+                continue
+            out.add(group)
+            known = closure.get(group)
+            if known is not None:
+                out |= known
+                continue
+            stack.extend(member_of.get(group, ()))
+        out.discard(key)
+        result = frozenset(out)
+        closure[key] = result
+        return result
+
+    def identities(self, key: str) -> frozenset[str]:
+        """The identity set of a principal: its own key plus every group it belongs to."""
+        hit = self._identities.get(key)
+        if hit is None:
+            hit = self._identities[key] = self.groups_of(key) | {key}
+        return hit
+
+    def group_path(self, key: str, group: str) -> tuple[str, ...]:
+        """The shortest membership path ``key -> ... -> group`` (keys), ``(key,)`` when equal and
+        ``()`` when ``key`` is not a member of ``group``."""
+        if key == group:
+            return (key,)
+        cached = self._paths.get((key, group))
+        if cached is not None:
+            return cached
+        found = self._group_path(key, group)
+        if len(self._paths) >= _MEMBER_CACHE_LIMIT * 16:
+            self._paths.clear()
+        self._paths[(key, group)] = found
+        return found
+
+    def _group_path(self, key: str, group: str) -> tuple[str, ...]:
+        parent: dict[str, str] = {key: key}
+        queue = deque([key])
+        while queue:
+            current = queue.popleft()
+            for nxt in self._member_of.get(current, ()):
+                if nxt in parent:
+                    continue
+                parent[nxt] = current
+                if nxt == group:
+                    path = [nxt]
+                    while path[-1] != key:
+                        path.append(parent[path[-1]])
+                    return tuple(reversed(path))
+                queue.append(nxt)
+        return ()
+
+    # -- reverse membership
+
+    def _reverse(self) -> dict[str, list[str]]:
+        if self._members is None:
+            members: dict[str, list[str]] = {}
+            for member, groups in self._member_of.items():
+                for group in groups:
+                    members.setdefault(group, []).append(member)
+            self._members = members
+        return self._members
+
+    def members_of(self, group: str) -> list[str]:
+        """The direct members of ``group``."""
+        return self._reverse().get(group, [])
+
+    def transitive_members(self, group: str) -> dict[str, str]:
+        """Every transitive member of ``group``, mapped to the next hop towards ``group`` (so a
+        member's path is ``member -> next -> ... -> group``). ``group`` itself is not included."""
+        hit = self._transitive.get(group)
+        if hit is not None:
+            return hit
+        reverse = self._reverse()
+        towards: dict[str, str] = {}
+        queue = deque([group])
+        while queue:
+            current = queue.popleft()
+            for member in reverse.get(current, ()):
+                if member in towards or member == group:
+                    continue
+                towards[member] = current
+                queue.append(member)
+        if len(self._transitive) >= _MEMBER_CACHE_LIMIT:
+            self._transitive.clear()
+        self._transitive[group] = towards
+        return towards
+
+    @staticmethod
+    def path_to(member: str, group: str, towards: dict[str, str]) -> tuple[str, ...]:
+        """The path ``member -> ... -> group`` from a :meth:`transitive_members` map."""
+        path = [member]
+        while path[-1] != group:
+            path.append(towards[path[-1]])
+        return tuple(path)
+
+    # -- cycles and e-mail
+
+    def cycles(self) -> list[list[str]]:
+        """Membership cycles, one per strongly connected part of the group graph (ids as first
+        seen, in membership order: each is a member of the next, the last of the first)."""
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        for member, groups in self._member_of.items():
+            for group in groups:
+                graph.add_edge(member, group)
+        found: list[list[str]] = []
+        for part in nx.strongly_connected_components(graph):
+            if len(part) == 1:
+                (only,) = part
+                if graph.has_edge(only, only):
+                    found.append([self.display(only)])
+                continue
+            edges = nx.find_cycle(graph.subgraph(part), source=min(part))
+            found.append([self.display(u) for u, _v in edges])
+        found.sort()
+        return found
+
+    def by_email(self, email: str) -> list[str]:
+        """Keys of the directory entries whose ``email`` equals ``email`` (ignoring case)."""
+        wanted = email.strip().lower()
+        return [
+            key
+            for key, entry in self._entries.items()
+            if entry.email is not None and entry.email.strip().lower() == wanted
+        ]

@@ -1,0 +1,292 @@
+"""Units of the access engine: scope tree, directory, globs, role catalogue, request parsing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from auditor.access.catalogue import Catalogue
+from auditor.access.directory import Directory
+from auditor.access.globs import covers, intersects, matches
+from auditor.access.requests import parse_request, parse_requests, read_request_lines
+from auditor.access.scopes import ScopeTree, scope_key
+from auditor.errors import InputError
+from auditor.estate.records import HierarchyRecord
+from tests.test_access_support import MG, MG2, OWNER, RG, SUB, SUB2, VM, group, role, user
+
+# ------------------------------------------------------------------------------------ scopes
+
+
+def _tree() -> ScopeTree:
+    return ScopeTree(
+        [
+            HierarchyRecord(id=MG, parent="/"),
+            HierarchyRecord(id=MG2.upper() + "/", parent=MG),
+            HierarchyRecord(id=SUB, parent=MG2),
+        ]
+    )
+
+
+def test_scope_key() -> None:
+    assert scope_key("/") == "/"
+    assert scope_key("//") == "/"
+    assert scope_key("/Subscriptions/ABC/") == "/subscriptions/abc"
+
+
+def test_chain_uses_structure_and_hierarchy() -> None:
+    tree = _tree()
+    chain = tree.chain(scope_key(VM))
+    assert chain == (
+        scope_key(VM),
+        scope_key(VM).rsplit("/", 1)[0],
+        scope_key(RG + "/providers/Cloud.Compute"),
+        scope_key(RG + "/providers"),
+        scope_key(RG),
+        scope_key(SUB + "/resourceGroups"),
+        scope_key(SUB),
+        scope_key(MG2),
+        scope_key(MG),
+        "/",
+    )
+    assert tree.chain(scope_key(SUB2)) == (scope_key(SUB2), "/")
+    assert tree.chain("/") == ("/",)
+    assert tree.chain(scope_key("/providers/Cloud.Management/managementGroups/other")) == (
+        scope_key("/providers/Cloud.Management/managementGroups/other"),
+        "/",
+    )
+
+
+def test_display_keeps_first_casing() -> None:
+    tree = _tree()
+    assert tree.display(scope_key(MG2)) == MG2.upper()
+    key = tree.add("/subscriptions/Sub-X/resourceGroups/RG/")
+    tree.add("/SUBSCRIPTIONS/sub-x/resourcegroups/rg")
+    assert tree.display(key) == "/subscriptions/Sub-X/resourceGroups/RG"
+
+
+def test_kinds_and_resource_types() -> None:
+    tree = _tree()
+    tree.add(VM)
+    assert ScopeTree.kind("/") == "root"
+    assert ScopeTree.kind(scope_key(MG)) == "managementGroup"
+    assert ScopeTree.kind(scope_key(SUB)) == "subscription"
+    assert ScopeTree.kind(scope_key(RG)) == "resourceGroup"
+    assert ScopeTree.kind(scope_key(VM)) == "resource"
+    assert tree.resource_type(scope_key(VM)) == "Cloud.Compute/virtualMachines"
+    nested = tree.add(VM + "/extensions/ext1")
+    assert tree.resource_type(nested) == "Cloud.Compute/virtualMachines/extensions"
+    assert ScopeTree.subscription_of(scope_key(VM)) == scope_key(SUB)
+    assert ScopeTree.subscription_of(scope_key(MG)) is None
+
+
+def test_hierarchy_cycle_terminates() -> None:
+    tree = ScopeTree(
+        [
+            HierarchyRecord(id=MG, parent=MG2),
+            HierarchyRecord(id=MG2, parent=MG),
+            HierarchyRecord(id=SUB, parent=MG),
+        ]
+    )
+    chain = tree.chain(scope_key(RG))
+    assert chain[-1] == "/" and scope_key(MG) in chain and scope_key(MG2) in chain
+    assert len(tree.hierarchy_cycles) == 1
+
+
+# --------------------------------------------------------------------------------- directory
+
+
+def test_transitive_groups_and_paths() -> None:
+    directory = Directory(
+        [
+            user("U", "g1", "g2"),
+            group("g1", "g3"),
+            group("g2", "g3"),
+            group("g3", "g4"),
+            group("g4"),
+        ]
+    )
+    assert directory.groups_of("u") == {"g1", "g2", "g3", "g4"}
+    assert directory.identities("u") == {"u", "g1", "g2", "g3", "g4"}
+    assert directory.group_path("u", "g4") in {("u", "g1", "g3", "g4"), ("u", "g2", "g3", "g4")}
+    assert directory.group_path("u", "nope") == ()
+    members = directory.transitive_members("g3")
+    assert set(members) == {"g1", "g2", "u"}
+    assert Directory.path_to("u", "g3", members)[-1] == "g3"
+    assert directory.display("u") == "U"
+    assert directory.cycles() == []
+
+
+def test_membership_cycles_reported_once_each() -> None:
+    directory = Directory(
+        [
+            user("u", "a"),
+            group("a", "b"),
+            group("b", "a"),
+            group("c", "c"),
+            group("d", "e"),
+            group("e", "f"),
+            group("f", "d"),
+        ]
+    )
+    assert directory.groups_of("u") == {"a", "b"}
+    assert directory.groups_of("a") == {"b"}
+    cycles = directory.cycles()
+    assert sorted(sorted(c) for c in cycles) == [["a", "b"], ["c"], ["d", "e", "f"]]
+
+
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=30))
+def test_groups_of_matches_reachability(edges: list[tuple[int, int]]) -> None:
+    member_of: dict[int, list[int]] = {}
+    for a, b in edges:
+        member_of.setdefault(a, []).append(b)
+    directory = Directory(
+        [group(f"n{i}", *(f"n{j}" for j in member_of.get(i, []))) for i in range(8)]
+    )
+    for start in range(8):
+        seen: set[int] = set()
+        stack = list(member_of.get(start, []))
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(member_of.get(node, []))
+        seen.discard(start)
+        assert directory.groups_of(f"n{start}") == {f"n{i}" for i in seen}
+
+
+# ------------------------------------------------------------------------------------- globs
+
+
+@pytest.mark.parametrize(
+    ("pattern", "operation", "expected"),
+    [
+        ("*", "Cloud.Compute/virtualMachines/write", True),
+        ("*/read", "Cloud.Network/virtualNetworks/subnets/read", True),
+        ("*/read", "Cloud.Network/virtualNetworks/subnets/write", False),
+        ("Cloud.Network/*/read", "cloud.network/a/b/READ", True),
+        ("Cloud.Network/*/read", "Cloud.Network/read", False),
+        ("Cloud.Compute/*", "Cloud.Compute/x", True),
+        ("Cloud.Compute/*", "Cloud.ComputeX/x", False),
+        ("a*b*c", "abc", True),
+        ("a*b*c", "axxbyyc", True),
+        ("a*b*c", "axxcyyb", False),
+        ("a.b", "axb", False),
+        ("a?b", "axb", False),
+    ],
+)
+def test_matches(pattern: str, operation: str, expected: bool) -> None:
+    assert matches(pattern, operation) is expected
+
+
+def test_intersects_and_covers() -> None:
+    assert intersects("Cloud.Compute/*", "*/write")
+    assert intersects("*/read", "Cloud.Network/*")
+    assert not intersects("Cloud.Compute/*", "Cloud.Network/*")
+    assert not intersects("*/read", "*/write")
+    assert covers("*", "Cloud.Compute/*")
+    assert covers("Cloud.Compute/*", "Cloud.Compute/virtualMachines/*/read")
+    assert not covers("Cloud.Compute/*/read", "Cloud.Compute/*")
+    assert covers("cloud.compute/virtualmachines/write", "Cloud.Compute/virtualMachines/WRITE")
+
+
+_ALPHABET = st.text(alphabet="ab/*", max_size=6)
+
+
+@given(_ALPHABET, _ALPHABET, st.text(alphabet="ab/", max_size=7))
+def test_glob_relations_are_sound(p: str, q: str, op: str) -> None:
+    if matches(p, op) and matches(q, op):
+        assert intersects(p, q)
+    if covers(p, q) and matches(q, op):
+        assert matches(p, op)
+
+
+# --------------------------------------------------------------------------------- catalogue
+
+
+def test_catalogue_by_guid_whatever_prefix() -> None:
+    catalogue = Catalogue([role("22222222-0000-0000-0000-000000000000", "Custom", ["a/*"])])
+    assert catalogue.role_of(f"/subscriptions/x/providers/X/roleDefinitions/{OWNER.upper()}")
+    assert catalogue.name(OWNER) == "Owner"
+    assert catalogue.granting("22222222-0000-0000-0000-000000000000", "a/b", False)
+    assert not catalogue.granting("22222222-0000-0000-0000-000000000000", "a/b", True)
+    assert catalogue.granting("missing", "a/b", False) == ()
+
+
+# ---------------------------------------------------------------------------------- requests
+
+
+def test_parse_request_full() -> None:
+    request = parse_request(
+        {
+            "principalId": "p",
+            "action": "a/b",
+            "dataAction": True,
+            "scope": "/",
+            "subOperation": None,
+            "attributes": {"@Resource[x]": ["a", 1, True]},
+        }
+    )
+    assert request.dataAction and request.attributes == {"@Resource[x]": ["a", 1, True]}
+    assert parse_request({"principalId": "p", "action": "a", "scope": "/"}).attributes is None
+
+
+@pytest.mark.parametrize(
+    ("obj", "where", "words"),
+    [
+        ([], "line 4", "expected a JSON object"),
+        ({"action": "a", "scope": "/"}, "field principalId", "required"),
+        ({"principalId": 5, "action": "a", "scope": "/"}, "field principalId", "a string"),
+        ({"principalId": "p", "action": "", "scope": "/"}, "field action", "non-empty"),
+        ({"principalId": "p", "action": "a", "scope": "subscriptions/x"}, "field scope", '"/"'),
+        ({"principalId": "p", "action": "a", "scope": "/", "dataAction": "yes"}, "dataAction", ""),
+        ({"principalId": "p", "action": "a", "scope": "/", "subOperation": 1}, "subOperation", ""),
+        ({"principalId": "p", "action": "a", "scope": "/", "attributes": []}, "attributes", ""),
+        (
+            {"principalId": "p", "action": "a", "scope": "/", "attributes": {"k": 1.5}},
+            "field attributes.k",
+            "",
+        ),
+        (
+            {"principalId": "p", "action": "a", "scope": "/", "attributes": {"k": {"x": 1}}},
+            "field attributes.k",
+            "",
+        ),
+        ({"principalId": "p", "action": "a", "scope": "/", "bogus": 1}, "field bogus", "unknown"),
+    ],
+)
+def test_parse_request_errors(obj: object, where: str, words: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_request(obj, source="req.jsonl", line=4)
+    message = str(info.value)
+    assert message.startswith("req.jsonl: line 4")
+    assert where in message and words in message
+
+
+def test_read_request_lines_numbers_lines() -> None:
+    lines = [
+        b'{"principalId": "p", "action": "a", "scope": "/"}\n',
+        b"\n",
+        b'{"principalId": "p", "action": "a", "scope": "/"\n',
+    ]
+    stream = read_request_lines(lines, source="batch.jsonl")
+    assert next(stream).principalId == "p"
+    with pytest.raises(InputError, match=r"batch.jsonl: line 3: invalid JSON"):
+        next(stream)
+
+
+def test_read_request_lines_accepts_one_pretty_object() -> None:
+    pretty = ["{\n", '  "principalId": "p",\n', '  "action": "a",\n', '  "scope": "/"\n', "}\n"]
+    assert [r.principalId for r in read_request_lines(pretty)] == ["p"]
+    with pytest.raises(InputError, match="line 1: invalid JSON"):
+        list(read_request_lines(["{\n", "nonsense\n"], source="x"))
+
+
+def test_parse_requests_object_or_lines() -> None:
+    pretty = '{\n  "principalId": "p",\n  "action": "a",\n  "scope": "/"\n}\n'
+    assert len(parse_requests(pretty)) == 1
+    lines = '{"principalId": "p", "action": "a", "scope": "/"}\n' * 3
+    assert len(parse_requests(lines)) == 3
+    with pytest.raises(InputError):
+        parse_requests("   ")
+    _ = (MG, SUB2)
