@@ -184,3 +184,30 @@ def test_rules_list(capsys: pytest.CaptureFixture[str]) -> None:
     table = capsys.readouterr().out
     assert "DOM-001" in table and "ipv4MinPrefixLength" in table
     assert main(["rules", "list", "--format", "xml"]) == 2
+
+
+def test_sarif_anchor_and_pdf_needs_a_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json as _json
+
+    from auditor.cli import main as _main
+    from auditor.estate.sample import sample_snapshot_bytes
+
+    monkeypatch.chdir(tmp_path)
+    snap = tmp_path / "estate.json"
+    snap.write_bytes(sample_snapshot_bytes())
+    anchor = tmp_path / "infra" / "main.bicep"
+    anchor.parent.mkdir()
+    anchor.write_text("// deployment\n")
+    sarif = tmp_path / "out.sarif"
+    code = _main(
+        ["audit", "--snapshot", str(snap), "-o", f"sarif={sarif}", "--sarif-anchor", str(anchor)]
+    )
+    assert code == 1
+    results = _json.loads(sarif.read_text())["runs"][0]["results"]
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert results and uris == {"infra/main.bicep"}
+    capsys.readouterr()
+    assert _main(["audit", "--snapshot", str(snap), "-o", "pdf"]) == 2
+    assert "-o pdf=PATH" in capsys.readouterr().err

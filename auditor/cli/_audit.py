@@ -32,6 +32,15 @@ OutputOpt = Annotated[
         "standard output; repeatable. Default: text to standard output.",
     ),
 ]
+SarifAnchorOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--sarif-anchor",
+        metavar="PATH",
+        help="Anchor every SARIF result to this file (default: the snapshot or plan the finding "
+        "came from).",
+    ),
+]
 FailOnOpt = Annotated[
     str | None,
     typer.Option(
@@ -153,13 +162,22 @@ def _options(
     )
 
 
-def emit(result: AuditResult, outputs: list[tuple[str, str | None]]) -> None:
+def emit(
+    result: AuditResult,
+    outputs: list[tuple[str, str | None]],
+    sarif_anchor: Path | None = None,
+) -> None:
     """Write every requested output: files atomically, the rest to standard output."""
-    from auditor.report import render
+    from auditor.errors import InputError
+    from auditor.report import RenderOptions, render
 
+    options = RenderOptions(sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None)
+    for fmt, path in outputs:
+        if fmt == "pdf" and path is None:
+            raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
     for fmt, path in outputs:
         if path is not None:
-            render(result, fmt, path)
+            render(result, fmt, path, options)
             sys.stderr.write(f"wrote {fmt} report to {path}\n")
         elif fmt == "text" and sys.stdout.isatty():
             from rich.console import Console
@@ -168,7 +186,7 @@ def emit(result: AuditResult, outputs: list[tuple[str, str | None]]) -> None:
 
             print_rich(result, Console())
         else:
-            sys.stdout.write(render(result, fmt).decode("utf-8"))
+            sys.stdout.write(render(result, fmt, None, options).decode("utf-8"))
             sys.stdout.flush()
 
 
@@ -239,6 +257,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--base-url", metavar="URL", help="Collect the estate from the API."),
         ] = None,
         output: OutputOpt = None,
+        sarif_anchor: SarifAnchorOpt = None,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         baseline: Annotated[
@@ -323,13 +342,14 @@ def register(app: typer.Typer) -> None:
             result = audit_snapshot(
                 estate, options, target=base_url, target_kind="api", incomplete=incomplete
             )
-        emit(result, outputs)
+        emit(result, outputs, sarif_anchor)
         _exit(result.exit_code)
 
     @app.command("gate")
     def gate(
         plan: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (contracts 3).")],
         output: OutputOpt = None,
+        sarif_anchor: SarifAnchorOpt = None,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         check: CheckOpt = None,
@@ -373,7 +393,7 @@ def register(app: typer.Typer) -> None:
         )
         loaded = load_plan(plan)
         result = gate_plan(loaded, options)
-        emit(result, outputs)
+        emit(result, outputs, sarif_anchor)
         if result.exit_code or not apply:
             if apply:
                 sys.stderr.write("the gate failed: the plan was not applied\n")
