@@ -42,6 +42,8 @@ def read_input_bytes(path: str | os.PathLike[str], *, what: str = "file") -> byt
 
 def check_utf8(data: bytes, source: str) -> None:
     """Raise an InputError naming line and column of the first byte that is not UTF-8."""
+    if data.isascii():  # the common case, checked at memory speed
+        return
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
     for start in range(0, len(data), _CHUNK):
