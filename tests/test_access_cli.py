@@ -219,6 +219,25 @@ def test_gdpr_export(
     code, _out, err = _run(
         capsys, "gdpr", "export", "--snapshot", snapshot_file, "--principal-id", "x", "-o", "pdf"
     )
-    assert code == 2 and "json only" in err
+    assert code == 2 and "-o pdf=PATH" in err
+    code, _out, err = _run(
+        capsys, "gdpr", "export", "--snapshot", snapshot_file, "--principal-id", "x", "-o", "xml"
+    )
+    assert code == 2 and "json or pdf" in err
     code, _out, err = _run(capsys, "gdpr", "export", "--snapshot", snapshot_file)
     assert code == 2
+
+
+def test_gdpr_export_as_pdf(
+    snapshot_file: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pypdf import PdfReader
+
+    target = tmp_path / "export.pdf"
+    code, _out, err = _run(
+        capsys, "gdpr", "export", "--snapshot", snapshot_file, "--email", "ALICE@example.com",
+        "-o", f"pdf={target}",
+    )  # fmt: skip
+    assert code == 0, err
+    text = "\n".join(page.extract_text() for page in PdfReader(target).pages)
+    assert "Personal data export" in text and "a3" in text

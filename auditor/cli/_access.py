@@ -36,7 +36,7 @@ _OUTPUT = typer.Option(
     None,
     "-o",
     "--output",
-    help="json (to the terminal) or json=PATH; repeatable. PDF comes with the reports.",
+    help="json (to the terminal), json=PATH or pdf=PATH; repeatable.",
     metavar="FORMAT[=PATH]",
 )
 
@@ -272,19 +272,25 @@ def register(app: typer.Typer) -> None:
 
         if (principal_id is None) == (email is None):
             raise InputError("give exactly one of --principal-id and --email")
-        targets: list[str | None] = []
+        targets: list[tuple[str, str | None]] = []
         for item in output or ["json"]:
             fmt, _, target = item.partition("=")
-            if fmt.strip().lower() != "json":
+            fmt = fmt.strip().lower()
+            if fmt not in ("json", "pdf"):
                 raise InputError(
-                    f"the GDPR export is available as json only for now, found {fmt!r}",
-                    source="-o",
+                    f"the GDPR export is available as json or pdf, found {fmt!r}", source="-o"
                 )
-            targets.append(target or None)
+            if fmt == "pdf" and not target:
+                raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
+            targets.append((fmt, target or None))
         document = gdpr_export(load_snapshot(snapshot), principal_id=principal_id, email=email)
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        for path in targets:
-            if path is None:
+        for fmt, path in targets:
+            if fmt == "pdf" and path is not None:
+                from auditor.report.pdf import render_gdpr_pdf
+
+                render_gdpr_pdf(document, path)
+            elif path is None:
                 typer.echo(text, nl=False)
             else:
                 write_atomic(Path(path), text.encode("utf-8"), overwrite=True, what="export file")
