@@ -11,28 +11,12 @@ import msgspec
 
 from auditor.access.decision import AccessRequest
 from auditor.errors import InputError
+from auditor.estate._errors import describe_value
 
 __all__ = ["parse_request", "parse_requests", "read_request_lines"]
 
 _FIELDS = ("principalId", "action", "dataAction", "scope", "subOperation", "attributes")
 _DECODER = msgspec.json.Decoder()
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f'a string ("{shown}")'
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def _where(line: int | None, field: str | None) -> str | None:
@@ -53,7 +37,7 @@ def _text(obj: dict[str, Any], key: str, source: str, line: int | None) -> str:
         raise _fail("expected a value (the field is required), found nothing", source, line, key)
     value = obj[key]
     if not isinstance(value, str):
-        raise _fail(f"expected a string, found {_describe(value)}", source, line, key)
+        raise _fail(f"expected a string, found {describe_value(value)}", source, line, key)
     if not value.strip():
         raise _fail("expected a non-empty string, found an empty one", source, line, key)
     return value
@@ -70,7 +54,7 @@ def _attribute_value(value: Any) -> bool:
 def parse_request(obj: Any, *, source: str = "<request>", line: int | None = None) -> AccessRequest:
     """Validate one decoded JSON request."""
     if not isinstance(obj, dict):
-        raise _fail(f"expected a JSON object, found {_describe(obj)}", source, line, None)
+        raise _fail(f"expected a JSON object, found {describe_value(obj)}", source, line, None)
     for key in obj:
         if key not in _FIELDS:
             raise _fail(
@@ -81,23 +65,28 @@ def parse_request(obj: Any, *, source: str = "<request>", line: int | None = Non
     scope = _text(obj, "scope", source, line)
     if not scope.startswith("/"):
         raise _fail(
-            f'expected a scope starting with "/", found {_describe(scope)}', source, line, "scope"
+            f'expected a scope starting with "/", found {describe_value(scope)}',
+            source,
+            line,
+            "scope",
         )
     data = obj.get("dataAction")
     if data is None:
         data = False
     elif not isinstance(data, bool):
-        raise _fail(f"expected true or false, found {_describe(data)}", source, line, "dataAction")
+        raise _fail(
+            f"expected true or false, found {describe_value(data)}", source, line, "dataAction"
+        )
     sub = obj.get("subOperation")
     if sub is not None and not isinstance(sub, str):
         raise _fail(
-            f"expected a string or null, found {_describe(sub)}", source, line, "subOperation"
+            f"expected a string or null, found {describe_value(sub)}", source, line, "subOperation"
         )
     attributes = obj.get("attributes")
     if attributes is not None:
         if not isinstance(attributes, dict):
             raise _fail(
-                f"expected an object or null, found {_describe(attributes)}",
+                f"expected an object or null, found {describe_value(attributes)}",
                 source,
                 line,
                 "attributes",
@@ -106,7 +95,7 @@ def parse_request(obj: Any, *, source: str = "<request>", line: int | None = Non
             if not _attribute_value(value):
                 raise _fail(
                     "expected a string, an integer, true or false, or an array of those, "
-                    f"found {_describe(value)}",
+                    f"found {describe_value(value)}",
                     source,
                     line,
                     f"attributes.{key}",
