@@ -32,6 +32,10 @@ OutputOpt = Annotated[
         "standard output; repeatable. Default: text to standard output.",
     ),
 ]
+CompactOpt = Annotated[
+    bool,
+    typer.Option("--compact", help="Text output: the summary and one line per failing rule."),
+]
 SarifAnchorOpt = Annotated[
     Path | None,
     typer.Option(
@@ -166,12 +170,15 @@ def emit(
     result: AuditResult,
     outputs: list[tuple[str, str | None]],
     sarif_anchor: Path | None = None,
+    compact: bool = False,
 ) -> None:
     """Write every requested output: files atomically, the rest to standard output."""
     from auditor.errors import InputError
     from auditor.report import RenderOptions, render
 
-    options = RenderOptions(sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None)
+    options = RenderOptions(
+        sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None, compact=compact
+    )
     for fmt, path in outputs:
         if fmt == "pdf" and path is None:
             raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
@@ -179,7 +186,7 @@ def emit(
         if path is not None:
             render(result, fmt, path, options)
             sys.stderr.write(f"wrote {fmt} report to {path}\n")
-        elif fmt == "text" and sys.stdout.isatty():
+        elif fmt == "text" and sys.stdout.isatty() and not compact:
             from rich.console import Console
 
             from auditor.report.text import print_rich
@@ -258,6 +265,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         output: OutputOpt = None,
         sarif_anchor: SarifAnchorOpt = None,
+        compact: CompactOpt = False,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         baseline: Annotated[
@@ -342,7 +350,7 @@ def register(app: typer.Typer) -> None:
             result = audit_snapshot(
                 estate, options, target=base_url, target_kind="api", incomplete=incomplete
             )
-        emit(result, outputs, sarif_anchor)
+        emit(result, outputs, sarif_anchor, compact)
         _exit(result.exit_code)
 
     @app.command("gate")
@@ -350,6 +358,7 @@ def register(app: typer.Typer) -> None:
         plan: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (contracts 3).")],
         output: OutputOpt = None,
         sarif_anchor: SarifAnchorOpt = None,
+        compact: CompactOpt = False,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         check: CheckOpt = None,
@@ -393,7 +402,7 @@ def register(app: typer.Typer) -> None:
         )
         loaded = load_plan(plan)
         result = gate_plan(loaded, options)
-        emit(result, outputs, sarif_anchor)
+        emit(result, outputs, sarif_anchor, compact)
         if result.exit_code or not apply:
             if apply:
                 sys.stderr.write("the gate failed: the plan was not applied\n")

@@ -154,7 +154,7 @@ def run_demo(out: Path) -> dict[str, Path]:
             written[f"gate {name}"] = target
             gates[name] = (gate.exit_code, gate.summary())
 
-    typer.echo(render(result, "text").decode("utf-8", errors="replace"))
+    typer.echo(render(result, "text", None, RenderOptions(compact=True)).decode("utf-8"))
     for name, (code, summary) in gates.items():
         counts = ", ".join(f"{summary[s]} {s}" for s in ("critical", "high", "medium", "low"))
         verdict = "passes" if code == 0 else "fails"

@@ -24,6 +24,8 @@ class RenderOptions:
     """Settings a renderer may use; every field has a sensible default."""
 
     title: str = "Audit report"
+    compact: bool = False
+    """Text: the summary and one line per failing rule instead of every finding."""
     sarif_anchor: str | None = None
     """``--sarif-anchor PATH``: the file every SARIF result is anchored to (overrides sources)."""
     source_root: str | None = None

@@ -122,9 +122,32 @@ def render_plain(result: AuditResult) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def render_compact(result: AuditResult) -> str:
+    """The header, the counts, the verdict and one line per rule with failing findings."""
+    lines = [_header(result), _summary_line(result), _verdict(result)]
+    per_rule: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        if f.status == "fail":
+            per_rule.setdefault(f.ruleId, []).append(f)
+    if per_rule:
+        lines.append("")
+        lines.append(f"Failing rules ({len(per_rule)}):")
+        ordered = sorted(
+            per_rule.items(), key=lambda kv: (SEVERITIES.index(kv[1][0].severity), kv[0])
+        )
+        for rule, items in ordered:
+            lines.append(
+                f"  [{items[0].severity.upper():8s}] {rule:9s} {len(items):5d}  {items[0].title}"
+            )
+    for note_title, notes in _notes(result):
+        lines.append(f"{note_title}: {len(notes)}")
+    return "\n".join(lines) + "\n"
+
+
 def render(result: AuditResult, options: RenderOptions) -> bytes:
-    """Plain text (for files, pipes and CI logs)."""
-    return render_plain(result).encode("utf-8")
+    """Plain text (for files, pipes and CI logs); ``options.compact`` for the summary only."""
+    text = render_compact(result) if options.compact else render_plain(result)
+    return text.encode("utf-8")
 
 
 def _rows(items: Iterable[Finding]) -> Iterable[tuple[Severity, str, str, str]]:
