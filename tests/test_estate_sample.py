@@ -419,9 +419,8 @@ def test_metastore_urls_cover_every_jdbc_kind() -> None:
 def test_rules_md_copy_is_current() -> None:
     assert len(RULE_IDS) == len(set(RULE_IDS)) == 56
     spec = Path(__file__).resolve().parents[2] / "shared" / "spec" / "rules.md"
-    if not spec.is_file():
-        pytest.skip("the shared spec folder is not beside the checkout")
-    assert spec.read_text() == RULES_MD.read_text(), "refresh tests/data/rules.md from the spec"
+    if spec.is_file():  # beside the checkout (developers, CI): the copy must be current
+        assert spec.read_text() == RULES_MD.read_text(), "refresh tests/data/rules.md from the spec"
 
 
 def test_expected_outcomes_name_every_rule() -> None:
