@@ -16,8 +16,12 @@ settings.register_profile("ci", parent=settings.get_profile("default"), derandom
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
     """No skipped tests: a skip (outside an expected failure) counts as a failure."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
     if report.skipped and not hasattr(report, "wasxfail"):
         report.outcome = "failed"
         report.longrepr = f"skipped tests are not allowed here: {report.longrepr}"
+    return None
