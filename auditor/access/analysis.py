@@ -14,7 +14,7 @@ from auditor.access.catalogue import CompiledPermission, RoleEntry
 from auditor.access.decision import AccessRequest, decide
 from auditor.access.globs import covers, intersects
 from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes
-from auditor.access.queries import applicable_denies, pattern_status
+from auditor.access.queries import _FULL, _deny_verdict
 from auditor.access.scopes import ROOT, ScopeTree
 from auditor.estate.roles import (
     CONTRIBUTOR,
@@ -413,54 +413,126 @@ def _spares_a_member(ix: Indexes, deny: DenyEntry, principal: str) -> bool:
     return any(m in deny.excluded for m in members)
 
 
+def _dead_candidates(ix: Indexes, chain: tuple[str, ...]) -> tuple[DenyEntry, ...]:
+    """The unconditioned deny assignments that reach ``chain[0]`` by scope (whoever they name), in
+    the order :func:`auditor.access.queries.applicable_denies` finds them."""
+    found: list[DenyEntry] = []
+    deny_by_scope = ix.deny_by_scope
+    for distance, level in enumerate(chain):
+        for deny in deny_by_scope.get(level, ()):
+            if distance and deny.at_scope_only:
+                continue
+            if deny.cond is None:
+                found.append(deny)
+    return tuple(found)
+
+
 def dead_grants(ix: Indexes) -> list[DeadGrant]:
     """RBAC-013 candidates. A grant to a group is dead only when no member of the group is excluded
-    from the blocking denies. Roles that grant nothing are not reported."""
-    deny_scopes = set(ix.deny_by_scope)
-    if not deny_scopes:
+    from the blocking denies. Roles that grant nothing are not reported.
+
+    Near-linear: the unconditioned denies reaching a scope are gathered once per scope (most scopes
+    have none, and their assignments are skipped at once); what a deny blocks of a role is computed
+    once per (role, deny shape) as a bit mask of the role's globs; whether the denies reaching a
+    scope could block every glob of a role, whoever they name, is answered once per (role, set of
+    shapes); only the assignments that pass are matched against the denies' principals."""
+    if not ix.deny_by_scope:
         return []
     directory = ix.directory
+    catalogue = ix.catalogue
     results: list[DeadGrant] = []
+    shape_ids: dict[tuple[object, ...], int] = {}
+    sid_of: dict[int, int] = {}  # id(deny) -> its shape's number
+    for deny in ix.denies:
+        sid_of[id(deny)] = shape_ids.setdefault(deny.shape, len(shape_ids))
+    # per role GUID: its granted globs (empty when the role is unknown or grants nothing)
+    role_patterns: dict[str, tuple[tuple[str, bool], ...]] = {}
+    # per (role GUID, shape): the bit mask of the role's globs that a deny of that shape blocks
+    masks: dict[tuple[str, int], int] = {}
+    # per (role GUID, shapes of the denies reaching a scope): could they block every glob?
+    possible: dict[tuple[str, frozenset[int]], bool] = {}
+    # per (role GUID, applicable denies): the blocking deny ids, or None when some glob survives
+    verdicts: dict[tuple[str, tuple[int, ...]], tuple[str, ...] | None] = {}
+    chain_of = ix.scopes.chain
+
+    def mask(guid: str, deny: DenyEntry) -> int:
+        key = (guid, sid_of[id(deny)])
+        hit = masks.get(key)
+        if hit is None:
+            hit = 0
+            for i, (pattern, data) in enumerate(role_patterns[guid]):
+                if _deny_verdict(deny, pattern, data) == _FULL:
+                    hit |= 1 << i
+            masks[key] = hit
+        return hit
+
     for level, bucket in ix.by_scope.items():
-        chain = ix.scopes.chain(level)
-        if deny_scopes.isdisjoint(chain):
+        candidates = _dead_candidates(ix, chain_of(level))
+        if not candidates:
             continue
+        shapes = frozenset(sid_of[id(d)] for d in candidates)
         for entry in bucket:
-            role = ix.catalogue.role(entry.role)
-            if role is None:
-                continue
-            patterns = [
-                (pattern, data)
-                for perm in role.permissions
-                for data in (False, True)
-                for pattern in perm.patterns(data)
-            ]
-            if not patterns:
-                continue
-            identities = directory.identities(entry.principal)
-            denies = [
-                d
-                for d in applicable_denies(ix, identities, chain)
-                if d.cond is None and not _spares_a_member(ix, d, entry.principal)
-            ]
-            if not denies:
-                continue
-            blockers: list[str] = []
-            for pattern, data in patterns:
-                status, by = pattern_status(pattern, data, denies)
-                if status != "blocked":
-                    break
-                blockers.extend(by)
-            else:
-                results.append(
-                    DeadGrant(
-                        roleAssignmentId=entry.id,
-                        principalId=directory.display(entry.principal),
-                        scope=entry.record.properties.scope or "/",
-                        roleName=role.name,
-                        deniedBy=tuple(dict.fromkeys(blockers)),
+            guid = entry.role
+            patterns = role_patterns.get(guid)
+            if patterns is None:
+                role = catalogue.role(guid)
+                patterns = role_patterns[guid] = (
+                    ()
+                    if role is None
+                    else tuple(
+                        (pattern, data)
+                        for perm in role.permissions
+                        for data in (False, True)
+                        for pattern in perm.patterns(data)
                     )
                 )
+            if not patterns:
+                continue
+            pkey = (guid, shapes)
+            ok = possible.get(pkey)
+            if ok is None:
+                covered = 0
+                for deny in candidates:
+                    covered |= mask(guid, deny)
+                ok = possible[pkey] = covered == (1 << len(patterns)) - 1
+            if not ok:
+                continue
+            identities = directory.identities(entry.principal)
+            denies = tuple(
+                d
+                for d in candidates
+                if d.applies_to(identities) and not _spares_a_member(ix, d, entry.principal)
+            )
+            if not denies:
+                continue
+            vkey = (guid, tuple(id(d) for d in denies))
+            if vkey in verdicts:
+                blockers = verdicts[vkey]
+            else:
+                found: list[str] | None = []
+                deny_masks = [(d.id, mask(guid, d)) for d in denies]
+                for i in range(len(patterns)):
+                    bit = 1 << i
+                    by = [deny_id for deny_id, m in deny_masks if m & bit]
+                    if not by:
+                        found = None
+                        break
+                    assert found is not None
+                    found.extend(dict.fromkeys(by))
+                blockers = verdicts[vkey] = None if found is None else tuple(dict.fromkeys(found))
+            if blockers is None:
+                continue
+            role = catalogue.role(guid)
+            assert role is not None
+            results.append(
+                DeadGrant(
+                    roleAssignmentId=entry.id,
+                    principalId=directory.display(entry.principal),
+                    scope=entry.record.properties.scope or "/",
+                    roleName=role.name,
+                    deniedBy=blockers,
+                )
+            )
     return results
 
 

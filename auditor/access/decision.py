@@ -178,21 +178,17 @@ def deny_hits(
 ) -> list[DenyHit]:
     """Deny assignments that apply and block (value True) or might block (None)."""
     hits: list[DenyHit] = []
-    denies_for = ix.denies_for
-    for level, distance in levels.deny_levels:
-        for deny, perms in denies_for(level, operation, data):
-            if distance and deny.at_scope_only:
-                continue
-            if not (deny.everyone or not deny.principals.isdisjoint(identities)):
-                continue
-            if deny.excludes_everyone or not deny.excluded.isdisjoint(identities):
-                continue
-            if deny.cond is None and perms[0].cond is None:
-                hits.append(DenyHit(deny, distance, True, ()))
-                continue
-            value, conds = _conjunct(deny.cond, perms, ctx)
-            if value is not False:
-                hits.append(DenyHit(deny, distance, value, conds))
+    for deny, perms, distance in ix.denies_along(levels, operation, data):
+        if not (deny.everyone or not deny.principals.isdisjoint(identities)):
+            continue
+        if deny.excludes_everyone or not deny.excluded.isdisjoint(identities):
+            continue
+        if deny.cond is None and perms[0].cond is None:
+            hits.append(DenyHit(deny, distance, True, ()))
+            continue
+        value, conds = _conjunct(deny.cond, perms, ctx)
+        if value is not False:
+            hits.append(DenyHit(deny, distance, value, conds))
     return hits
 
 
@@ -216,6 +212,12 @@ def grant_hits(
                     _collect(
                         catalogue, table, bucket, identity, distance, operation, data, ctx, hits
                     )
+            continue
+        if len(identities) == 1:
+            for identity in identities:
+                mine = principals.get(identity)
+                if mine is not None:
+                    _collect(catalogue, table, mine, identity, distance, operation, data, ctx, hits)
             continue
         for identity in principals.keys() & identities:
             _collect(

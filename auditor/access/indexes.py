@@ -172,6 +172,10 @@ class Indexes:
         self._deny_ops: dict[
             tuple[str, str, bool], tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
         ] = {}
+        self._deny_flat: dict[
+            tuple[Levels, str, bool],
+            tuple[tuple[DenyEntry, tuple[CompiledPermission, ...], int], ...],
+        ] = {}
 
     def _build_assignments(self, records: Iterable[RoleAssignmentRecord]) -> None:
         add_scope = self.scopes.add
@@ -307,6 +311,27 @@ class Indexes:
             if len(self._deny_ops) >= _DENY_OPS_LIMIT:
                 self._deny_ops.clear()
             self._deny_ops[key] = hit
+        return hit
+
+    def denies_along(
+        self, levels: Levels, operation: str, data: bool
+    ) -> tuple[tuple[DenyEntry, tuple[CompiledPermission, ...], int], ...]:
+        """The deny assignments of ``levels`` that reach the requested scope (those with
+        ``doNotApplyToChildScopes`` only at rank 0) with a permission matching the lower-cased
+        operation, nearest first, each with its matching permissions and rank (cached)."""
+        key = (levels, operation, data)
+        hit = self._deny_flat.get(key)
+        if hit is None:
+            found = []
+            for level, distance in levels.deny_levels:
+                for deny, perms in self.denies_for(level, operation, data):
+                    if distance and deny.at_scope_only:
+                        continue
+                    found.append((deny, perms, distance))
+            hit = tuple(found) if found else ()
+            if len(self._deny_flat) >= _DENY_OPS_LIMIT:
+                self._deny_flat.clear()
+            self._deny_flat[key] = hit
         return hit
 
     @property
