@@ -244,3 +244,27 @@ def test_bulk_passes_match_single_findings() -> None:
         assert f.fingerprint == fingerprint(f.ruleId, f.resourceId, "estate")
         assert f.location and f.location.startswith("roleAssignments[")
         assert f.source is not None
+
+
+def test_bulk_pass_fingerprints_read_as_strings() -> None:
+    """A bulk pass defers its fingerprint; every way of reading a finding sees the string."""
+    import dataclasses
+    import pickle
+
+    from auditor.audit.findings import fingerprint
+
+    result = audit_snapshot(
+        sample_snapshot(),
+        AuditOptions(use_config=False, as_of=dt.date(2026, 11, 21), checks=["RBAC-005"]),
+    )
+    passes = [f for f in result.findings if f.status == "pass"]
+    assert passes
+    for f in passes:
+        expected = fingerprint(f.ruleId, f.resourceId, "estate")
+        assert isinstance(f.fingerprint, str)
+        assert f.to_json()["fingerprint"] == expected
+        assert dataclasses.asdict(f)["fingerprint"] == expected
+        copy = dataclasses.replace(f)
+        assert copy == f and copy.fingerprint == expected
+        assert pickle.loads(pickle.dumps(f)) == f
+        assert f == dataclasses.replace(f, fingerprint=expected)

@@ -9,16 +9,16 @@ line of defence every secret value met while checking is scrubbed from messages 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gc
-import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from auditor.audit.checks import CHECKS, CheckContext, Outcome, PassMany
-from auditor.audit.findings import Finding, RunsOn, Severity, fingerprint
+from auditor.audit.findings import DeferredFingerprint, Finding, RunsOn, Severity, fingerprint
 from auditor.audit.packs import Rule, render_template, template_fields
 from auditor.audit.resources import (
     RESOURCE_KINDS,
@@ -34,6 +34,19 @@ from auditor.estate.snapshot import Snapshot
 from auditor.model.secrets import MASK
 
 _EMPTY: dict[str, Any] = {}
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
+if Finding.__slots__ != _FIELDS or len(_FIELDS) != 14:  # pragma: no cover
+    raise RuntimeError("Finding's fields changed: update Engine._passes")
+_SETTERS: tuple[Callable[[Finding, Any], None], ...] = tuple(
+    getattr(Finding.__dict__[name], "slot", Finding.__dict__[name]).__set__ for name in _FIELDS
+)
+"""The slot setters of :class:`Finding`, in field order, for building pass findings in bulk."""
+_DEFERRED = {kind: DeferredFingerprint(kind) for kind in ("plan", "estate")}
+
+FREEZE_AFTER = 200_000
+"""Findings of a run above which :meth:`Engine.run` freezes the garbage collector's objects."""
+_frozen = False
 
 
 def format_value(value: Any) -> str:
@@ -176,12 +189,20 @@ class Engine:
         """Every finding of ``rules`` (those that apply to this source and these settings).
 
         The cyclic garbage collector is paused meanwhile: a large estate makes millions of
-        findings, none in a cycle, and each collection would walk them all again.
+        findings, none in a cycle, and each collection would walk them all again. After a run of
+        more than :data:`FREEZE_AFTER` findings the objects then alive are frozen
+        (:func:`gc.freeze`), so the collections that sorting and rendering trigger do not walk
+        millions of findings over and over; the next run unfreezes them first, so cyclic garbage is
+        held back by one run at most.
         ``timings`` receives the seconds each rule took."""
+        global _frozen
         rules = list(rules)
         self._prepare_messages(rules)
         findings: list[Finding] = []
         ran: list[Rule] = []
+        if _frozen:
+            gc.unfreeze()
+            _frozen = False
         was_enabled = gc.isenabled()
         gc.disable()
         try:
@@ -194,7 +215,13 @@ class Engine:
                 if timings is not None:
                     timings[rule.id] = time.perf_counter() - started
         finally:
+            cache = self.context.cache
+            for key in [k for k in cache if k.startswith("transient:")]:
+                del cache[key]
             if was_enabled:
+                if len(findings) > FREEZE_AFTER:
+                    gc.freeze()
+                    _frozen = True
                 gc.enable()
         if self.context.secrets:
             findings = [scrub(f, self.context.secrets) for f in findings]
@@ -240,7 +267,8 @@ class Engine:
 
     def _passes(self, rule: Rule, many: PassMany) -> Iterator[Finding]:
         """Pass findings in bulk: one message, one remediation, the fingerprint of
-        :func:`~auditor.audit.findings.fingerprint` computed inline."""
+        :func:`~auditor.audit.findings.fingerprint` deferred until read
+        (:class:`~auditor.audit.findings.DeferredFingerprint`)."""
         info = rule.info
         constant = self.messages.constant
         message = constant.get(rule.pass_message)
@@ -250,30 +278,46 @@ class Engine:
                 outcome = Outcome(True, None, "", None, rid, many.resource_type, None, location)
                 yield self._finding(rule, outcome, None)
             return
-        prefix = info.id.upper() + "\x1f"
-        suffix = "\x1f" + self.source_kind + "\x1f"
-        sha256 = hashlib.sha256
+        deferred = _DEFERRED[self.source_kind]
         source = self.context.source
         rule_id, title, severity, refs = info.id, info.title, info.severity, info.references
         rtype = many.resource_type
+        new = object.__new__
+        (
+            s_rule,
+            s_severity,
+            s_status,
+            s_rid,
+            s_title,
+            s_message,
+            s_evidence,
+            s_remediation,
+            s_references,
+            s_fingerprint,
+            s_rtype,
+            s_source,
+            s_location,
+            s_waiver,
+        ) = _SETTERS
         for rid, location in many.items:
-            norm = rid.strip().rstrip("/").lower() or "/"
-            fp = sha256((prefix + norm + suffix).encode()).hexdigest()[:32]
-            yield Finding(
-                rule_id,
-                severity,
-                "pass",
-                rid,
-                title,
-                message,
-                _EMPTY,
-                remediation,
-                refs,
-                fp,
-                rtype,
-                source,
-                location,
-            )
+            # the same Finding as Finding(...) builds, without the frozen dataclass's
+            # __init__ (one object.__setattr__ per field: the bulk of a pass's cost)
+            f = new(Finding)
+            s_rule(f, rule_id)
+            s_severity(f, severity)
+            s_status(f, "pass")
+            s_rid(f, rid)
+            s_title(f, title)
+            s_message(f, message)
+            s_evidence(f, _EMPTY)
+            s_remediation(f, remediation)
+            s_references(f, refs)
+            s_fingerprint(f, deferred)  # computed when read (findings.DeferredFingerprint)
+            s_rtype(f, rtype)
+            s_source(f, source)
+            s_location(f, location)
+            s_waiver(f, None)
+            yield f
 
     def _finding(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding:
         location: str | None

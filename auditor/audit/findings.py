@@ -135,6 +135,44 @@ def fingerprint(rule_id: str, resource_id: str, source_kind: str, detail: str = 
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+class DeferredFingerprint:
+    """What a bulk pass finding holds in place of its fingerprint: the fingerprint is computed
+    when read, from the finding's rule and resource id (:func:`fingerprint` with no detail), so a
+    million passes do not each keep a 32-character string. Reading ``Finding.fingerprint`` always
+    gives the string; nothing else sees this placeholder."""
+
+    __slots__ = ("source_kind",)
+
+    def __init__(self, source_kind: str) -> None:
+        self.source_kind = source_kind
+
+
+class _FingerprintSlot:
+    """``Finding.fingerprint``: the slot, resolving a :class:`DeferredFingerprint` when read."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.slot.__get__(obj, owner)
+        if type(value) is DeferredFingerprint:
+            return fingerprint(obj.ruleId, obj.resourceId, value.source_kind)
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self.slot.__set__(obj, value)
+
+    def __delete__(self, obj: Any) -> None:
+        self.slot.__delete__(obj)
+
+
+setattr(Finding, "fingerprint", _FingerprintSlot(Finding.__dict__["fingerprint"]))  # noqa: B010
+
+
 @dataclass(frozen=True)
 class Privileged:
     """A principal holding a privileged role at a subscription (for the access section of reports)."""

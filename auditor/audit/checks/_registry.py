@@ -69,7 +69,8 @@ class CheckContext:
     secrets: set[str] = field(default_factory=set)
     """Secret values met while checking: scrubbed from every output as a last line of defence."""
     cache: dict[str, Any] = field(default_factory=dict)
-    """Results shared between checks of one run (e.g. the access engine's escalations)."""
+    """Results shared between checks of one run (e.g. the access engine's escalations). Keys that
+    begin with ``transient:`` are dropped when the run ends."""
     _access: Any = None
 
     def access(self) -> Any:

@@ -81,6 +81,54 @@ def _location(ix: Any, index: int) -> str:
     return _locations(ix)[index]
 
 
+def _pass_items(ctx: CheckContext) -> list[tuple[str, str | None]]:
+    """The :class:`PassMany` item of every assignment, ``(id, location)``: made once per run and
+    shared by every rule (RBAC-003, -004, -005, -009 and -013 each pass most of a million
+    assignments); a transient cache entry, dropped when the run ends."""
+    table: list[tuple[str, str | None]] | None = ctx.cache.get("transient:passItems")
+    if table is None:
+        ix = _ix(ctx)
+        locations = _locations(ix)
+        table = [
+            (entry.record.id or locations[i], locations[i])
+            for i, entry in enumerate(ix.assignments)
+        ]
+        ctx.cache["transient:passItems"] = table
+    return table
+
+
+def _principal_types(ctx: CheckContext) -> dict[str, str]:
+    """Directory key -> lower-cased ``type`` of every directory entry that has one, shared by the
+    rules of one run (see :func:`_lower_principal_type`)."""
+    types: dict[str, str] | None = ctx.cache.get("principalTypes")
+    if types is None:
+        types = {
+            key: str(record.type).lower()
+            for key, record in _ix(ctx).directory.entries()
+            if record.type
+        }
+        ctx.cache["principalTypes"] = types
+    return types
+
+
+def _directory_keys(ctx: CheckContext) -> frozenset[str]:
+    """The keys of every directory entry (``directory.entry(key) is not None``), once per run."""
+    keys: frozenset[str] | None = ctx.cache.get("directoryKeys")
+    if keys is None:
+        keys = ctx.cache["directoryKeys"] = frozenset(
+            k for k, r in _ix(ctx).directory.entries() if r is not None
+        )
+    return keys
+
+
+def _lower_principal_type(types: dict[str, str], entry: Any) -> str:
+    """``_principal_type(ix, entry).lower()`` with ``types`` of :func:`_principal_types`."""
+    found = types.get(entry.principal)
+    if found is not None:
+        return found
+    return (entry.record.properties.principalType or "User").lower()
+
+
 def _assignment_outcome(
     ix: Any, index: int, entry: Any, passed: bool, evidence: dict[str, Any], **fields: Any
 ) -> Outcome:
@@ -97,10 +145,6 @@ def _assignment_outcome(
         None,
         fields or None,
     )
-
-
-def _pass_item(locations: list[str], index: int, entry: Any) -> tuple[str, str | None]:
-    return entry.record.id or locations[index], locations[index]
 
 
 def _assignment_fields(ix: Any, entry: Any) -> dict[str, Any]:
@@ -170,7 +214,7 @@ def privileged_guests(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
         if (record.userType or "").lower() == "guest":
             guest_identities |= ix.directory.identities(key)
     passes: list[tuple[str, str | None]] = []
-    locations = _locations(ix)
+    items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
         hits = by_assignment.get(entry.id.lower())
         if hits:
@@ -198,7 +242,7 @@ def privileged_guests(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
                     },
                 )
         elif entry.role in PRIVILEGED_ROLES or entry.principal in guest_identities:
-            passes.append(_pass_item(locations, index, entry))
+            passes.append(items[index])
     yield PassMany(ROLE_ASSIGNMENT, passes)
 
 
@@ -214,10 +258,11 @@ def disabled_account_assignments(ctx: CheckContext) -> Iterator[Outcome | PassMa
     ix = _ix(ctx)
     directory = ix.directory
     disabled = {k for k, r in directory.entries() if r.accountEnabled is False}
+    known = _directory_keys(ctx)
     passes: list[tuple[str, str | None]] = []
-    locations = _locations(ix)
+    items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
-        if directory.entry(entry.principal) is None:
+        if entry.principal not in known:
             continue
         if entry.principal in disabled:
             fields = _assignment_fields(ix, entry)
@@ -230,7 +275,7 @@ def disabled_account_assignments(ctx: CheckContext) -> Iterator[Outcome | PassMa
                 **fields,
             )
         else:
-            passes.append(_pass_item(locations, index, entry))
+            passes.append(items[index])
     yield PassMany(ROLE_ASSIGNMENT, passes)
 
 
@@ -240,11 +285,11 @@ def orphaned_assignments(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
     ix = _ix(ctx)
     if ctx.snapshot is None or not ctx.snapshot.principals:
         return
-    directory = ix.directory
+    known = _directory_keys(ctx)
     passes: list[tuple[str, str | None]] = []
-    locations = _locations(ix)
+    items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
-        if directory.entry(entry.principal) is None:
+        if entry.principal not in known:
             fields = _assignment_fields(ix, entry)
             yield _assignment_outcome(
                 ix,
@@ -255,7 +300,7 @@ def orphaned_assignments(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
                 **fields,
             )
         else:
-            passes.append(_pass_item(locations, index, entry))
+            passes.append(items[index])
     yield PassMany(ROLE_ASSIGNMENT, passes)
 
 
@@ -382,15 +427,16 @@ def privileged_service_principals(ctx: CheckContext) -> Iterator[Outcome | PassM
     from auditor.access.scopes import ScopeTree
 
     ix = _ix(ctx)
+    types = _principal_types(ctx)
     passes: list[tuple[str, str | None]] = []
-    locations = _locations(ix)
+    items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
-        if _principal_type(ix, entry).lower() != "serviceprincipal":
+        if _lower_principal_type(types, entry) != "serviceprincipal":
             continue
         kind = ScopeTree.kind(entry.scope)
         failed = entry.role in SP_PRIVILEGED and kind in ("root", "managementGroup", "subscription")
         if not failed:
-            passes.append(_pass_item(locations, index, entry))
+            passes.append(items[index])
             continue
         fields = _assignment_fields(ix, entry)
         yield _assignment_outcome(
@@ -636,7 +682,7 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
         above_denies.update(ix.scopes.chain(scope))
     chain_hit: dict[str, bool] = {}
     passes: list[tuple[str, str | None]] = []
-    locations = _locations(ix)
+    items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
         d = dead.get(entry.id.lower())
         if d is not None:
@@ -658,7 +704,7 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
             )
             chain_hit[entry.scope] = related
         if related:
-            passes.append(_pass_item(locations, index, entry))
+            passes.append(items[index])
     yield PassMany(ROLE_ASSIGNMENT, passes)
 
 
@@ -672,6 +718,7 @@ def direct_user_assignments(ctx: CheckContext) -> Iterator[Outcome]:
     from auditor.access.scopes import ScopeTree
 
     ix = _ix(ctx)
+    types = _principal_types(ctx)
     limit = int(ctx.settings["maxDirectUserAssignments"])
     counts: dict[str, list[str]] = defaultdict(list)
     sub_of: dict[str, str | None] = {}
@@ -681,7 +728,7 @@ def direct_user_assignments(ctx: CheckContext) -> Iterator[Outcome]:
             sub = sub_of[entry.scope] = ScopeTree.subscription_of(entry.scope)
         if sub is None:
             continue
-        if _principal_type(ix, entry).lower() == "user":
+        if _lower_principal_type(types, entry) == "user":
             counts[sub].append(entry.id)
     for sub in _subscriptions(ix):
         ids = counts.get(sub, [])
