@@ -7,6 +7,10 @@ import os
 import sys
 from typing import Any
 
+# Plain help and usage errors start in a fraction of the time rich's markdown stack takes to load
+# (the command line must feel instant); TYPER_USE_RICH=1 brings the rich help back.
+os.environ.setdefault("TYPER_USE_RICH", "0")
+
 import typer
 
 from auditor import __version__
