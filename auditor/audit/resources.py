@@ -5,7 +5,7 @@ plus the wire model (whose :class:`~auditor.model.secrets.Secret` values the sec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -60,6 +60,20 @@ def _last_segment(resource_id: str) -> str:
     return resource_id.rstrip("/").rsplit("/", 1)[-1]
 
 
+def _as_given(raw: dict[str, Any]) -> dict[str, Any]:
+    return raw
+
+
+_ESTATE_SECTIONS: tuple[
+    tuple[str, ResourceKind, str, Callable[[dict[str, Any]], dict[str, Any]]], ...
+] = (
+    ("domains", "domain", DOMAIN_RESOURCE_TYPE, domain_with_defaults),
+    ("clusters", "cluster", CLUSTER_RESOURCE_TYPE, cluster_with_defaults),
+    ("healthEvents", "healthEvent", HEALTH_EVENT_RESOURCE_TYPE, _as_given),
+)
+"""Snapshot section, resource kind, resource type, and how the seed's defaults apply to it."""
+
+
 def snapshot_resources(snapshot: Snapshot) -> dict[ResourceKind, list[Resource]]:
     """Domains, clusters, health events and tokens of a snapshot."""
     src = snapshot.source
@@ -70,57 +84,24 @@ def snapshot_resources(snapshot: Snapshot) -> dict[ResourceKind, list[Resource]]
         "token": [],
         "request": [],
     }
-    for i, d in enumerate(snapshot.domains):
-        raw = d.to_wire()
-        rid = d.id or f"domains[{i}]"
-        out["domain"].append(
-            Resource(
-                "domain",
-                DOMAIN_RESOURCE_TYPE,
-                rid,
-                d.name or _last_segment(rid),
-                "estate",
-                src,
-                f"domains[{i}]",
-                domain_with_defaults(raw),
-                raw,
-                d,
+    for section, kind, resource_type, with_defaults in _ESTATE_SECTIONS:
+        for i, model in enumerate(getattr(snapshot, section)):
+            raw = model.to_wire()
+            rid = model.id or f"{section}[{i}]"
+            out[kind].append(
+                Resource(
+                    kind,
+                    resource_type,
+                    rid,
+                    model.name or _last_segment(rid),
+                    "estate",
+                    src,
+                    f"{section}[{i}]",
+                    with_defaults(raw),
+                    raw,
+                    model,
+                )
             )
-        )
-    for i, c in enumerate(snapshot.clusters):
-        raw = c.to_wire()
-        rid = c.id or f"clusters[{i}]"
-        out["cluster"].append(
-            Resource(
-                "cluster",
-                CLUSTER_RESOURCE_TYPE,
-                rid,
-                c.name or _last_segment(rid),
-                "estate",
-                src,
-                f"clusters[{i}]",
-                cluster_with_defaults(raw),
-                raw,
-                c,
-            )
-        )
-    for i, e in enumerate(snapshot.healthEvents):
-        raw = e.to_wire()
-        rid = e.id or f"healthEvents[{i}]"
-        out["healthEvent"].append(
-            Resource(
-                "healthEvent",
-                HEALTH_EVENT_RESOURCE_TYPE,
-                rid,
-                e.name or _last_segment(rid),
-                "estate",
-                src,
-                f"healthEvents[{i}]",
-                raw,
-                raw,
-                e,
-            )
-        )
     if snapshot.devTooling is not None:
         for i, t in enumerate(snapshot.devTooling.tokens):
             raw = t.to_wire()
