@@ -43,8 +43,10 @@ _OUTPUT = typer.Option(
 
 def _engine(path: str) -> AccessEngine:
     from auditor.access import AccessEngine
+    from auditor.cli._progress import stage
 
-    return AccessEngine.from_file(path)
+    with stage(f"Loading and indexing {path}"):
+        return AccessEngine.from_file(path)
 
 
 def _console() -> Console:

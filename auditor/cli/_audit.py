@@ -339,18 +339,24 @@ def register(app: typer.Typer) -> None:
             baseline=baseline,
             create_baseline=create_baseline,
         )
+        from auditor.cli._progress import stage
+
         if snapshot is not None:
-            estate = load_snapshot(snapshot)
-            result = audit_snapshot(estate, options, target=os.fspath(snapshot))
+            with stage(f"Loading {snapshot}"):
+                estate = load_snapshot(snapshot)
+            with stage(f"Auditing {len(estate.roleAssignments):,} role assignments and the rest"):
+                result = audit_snapshot(estate, options, target=os.fspath(snapshot))
         else:
             assert base_url is not None
             estate, incomplete = _collect(
                 base_url, subscription or [], token_env, api_token_env, directory, allow_http
             )
-            result = audit_snapshot(
-                estate, options, target=base_url, target_kind="api", incomplete=incomplete
-            )
-        emit(result, outputs, sarif_anchor, compact)
+            with stage("Auditing the collected estate"):
+                result = audit_snapshot(
+                    estate, options, target=base_url, target_kind="api", incomplete=incomplete
+                )
+        with stage("Writing the reports"):
+            emit(result, outputs, sarif_anchor, compact)
         _exit(result.exit_code)
 
     @app.command("gate")

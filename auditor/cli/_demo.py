@@ -7,7 +7,6 @@ and the CI gate over each sample plan. Nothing here decides anything: it calls t
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -165,16 +164,7 @@ def run_demo(out: Path) -> dict[str, Path]:
     return written
 
 
-@contextlib.contextmanager
-def _stage(what: str) -> Iterator[None]:
-    """A spinner on a terminal while a stage runs; a plain line otherwise."""
-    import sys
+def _stage(what: str) -> contextlib.AbstractContextManager[None]:
+    from auditor.cli._progress import stage
 
-    if sys.stderr.isatty():
-        from rich.console import Console
-
-        with Console(stderr=True).status(what + " ..."):
-            yield
-    else:
-        sys.stderr.write(what + " ...\n")
-        yield
+    return stage(what, quiet_when_piped=False)
