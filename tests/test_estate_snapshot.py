@@ -304,3 +304,50 @@ def test_large_sections_decode_in_chunks_with_the_same_result(
     with pytest.raises(InputError) as info:
         loads_snapshot(json.dumps(bad).encode())
     assert info.value.location == "roleAssignments[40].properties.principalId"
+
+
+def test_large_files_are_memory_mapped_with_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.estate import _files
+    from auditor.estate import snapshot as snapshot_module
+
+    doc = {
+        "tenantId": "caf\u00e9",
+        "roleAssignments": [
+            {
+                "id": f"a{i}",
+                "properties": {
+                    "scope": f"/subscriptions/s{i % 3}",
+                    "roleDefinitionId": "r",
+                    "principalId": f"p{i % 5}",
+                },
+            }
+            for i in range(200)
+        ],
+    }
+    path = tmp_path / "big.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc, ensure_ascii=False).encode())
+    expected = load_snapshot(path)  # read the ordinary way
+    monkeypatch.setattr(_files, "MAP_BYTES", 100)
+    monkeypatch.setattr(_files, "_CHUNK", 4096)
+    monkeypatch.setattr(snapshot_module, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(snapshot_module, "_CHUNK_ITEMS", 9)
+    data = _files.read_input(path)
+    assert isinstance(data, memoryview)
+    mapped = load_snapshot(path)
+    assert mapped == expected
+    assert mapped.tenantId == "caf\u00e9"
+    # errors keep their positions and paths through the mapping
+    path.write_bytes(b'{"roleAssignments": [' + b"1," * 100 + b",]}")
+    with pytest.raises(InputError, match="line 1, column 222"):
+        load_snapshot(path)
+    bad = json.loads(json.dumps(doc))
+    bad["roleAssignments"][150]["properties"]["scope"] = 5
+    path.write_bytes(json.dumps(bad).encode())
+    with pytest.raises(InputError) as info:
+        load_snapshot(path)
+    assert info.value.location == "roleAssignments[150].properties.scope"
+    path.write_bytes(b'{"tenantId": "' + b"x" * 5000 + b'\xff"}')
+    with pytest.raises(InputError, match="not UTF-8"):
+        load_snapshot(path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import mmap
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -40,6 +42,81 @@ def read_input_bytes(path: str | os.PathLike[str], *, what: str = "file") -> byt
     return data
 
 
+MAP_BYTES = 64 << 20
+"""Regular files larger than this are memory-mapped rather than read (see :func:`read_input`)."""
+
+InputData = bytes | memoryview
+"""What :func:`read_input` returns: the bytes, or a view of a read-only memory map."""
+
+
+def read_input(path: str | os.PathLike[str], *, what: str = "file") -> InputData:
+    """Like :func:`read_input_bytes`, but a large regular file is memory-mapped read-only.
+
+    The pages of a mapping can be given back as they are consumed (:class:`Pager`), so the file's
+    bytes need not sit in memory beside what is decoded from them. A UTF-8 byte-order mark is
+    dropped.
+    """
+    name = os.fspath(path)
+    try:
+        info = os.stat(name)
+    except OSError:
+        return read_input_bytes(name, what=what)  # the same careful messages
+    if not stat.S_ISREG(info.st_mode) or info.st_size <= MAP_BYTES:
+        return read_input_bytes(name, what=what)
+    try:
+        with open(name, "rb") as fh:
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return read_input_bytes(name, what=what)
+    view = memoryview(mapped)
+    start = len(UTF8_BOM) if mapped[: len(UTF8_BOM)] == UTF8_BOM else 0
+    if not mapped[start : start + 4096].strip():
+        raise InputError(f"the {what} is empty; expected a JSON object", source=name)
+    pager = Pager(mapped)
+    for begin in range(start, len(mapped), _CHUNK):
+        piece = mapped[begin : begin + _CHUNK]
+        if not piece.isascii():
+            check_utf8(bytes(view[start:]), name)  # rare: the exact position, the slow way
+            break
+        pager.release_before(begin + len(piece))
+    return view[start:] if start else view
+
+
+class Pager:
+    """Gives back the pages of a read-only memory map that have been consumed.
+
+    Releasing is always safe: a released page that is read again is simply read from the file
+    again. It only keeps the process's resident memory down while a large file is decoded.
+    """
+
+    def __init__(self, mapped: mmap.mmap) -> None:
+        self.mapped = mapped
+        self.released = 0
+
+    @staticmethod
+    def of(data: InputData) -> Pager | None:
+        """The pager of ``data`` when it is a view of a memory map, else None."""
+        if isinstance(data, memoryview) and isinstance(data.obj, mmap.mmap):
+            return Pager(data.obj)
+        return None
+
+    def release_before(self, offset: int) -> None:
+        aligned = offset - offset % mmap.PAGESIZE
+        if aligned > self.released:
+            with contextlib.suppress(OSError, ValueError):
+                self.mapped.madvise(mmap.MADV_DONTNEED, self.released, aligned - self.released)
+            self.released = aligned
+
+    def release_all(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.mapped.madvise(mmap.MADV_DONTNEED)
+        self.released = 0
+
+    def locate(self, head: bytes, hint: int) -> int:
+        """Where ``head`` (the first bytes of an item) next occurs from ``hint``, or -1."""
+        return self.mapped.find(head, hint)
+
+
 def check_utf8(data: bytes, source: str) -> None:
     """Raise an InputError naming line and column of the first byte that is not UTF-8."""
     if data.isascii():  # the common case, checked at memory speed
@@ -70,9 +147,11 @@ def _first_bad_byte(data: bytes, lo: int, guess: int) -> int:
     return guess
 
 
-def line_column(data: bytes, offset: int) -> tuple[int, int]:
+def line_column(data: InputData, offset: int) -> tuple[int, int]:
     """1-based line and column (in characters) of byte ``offset``."""
     offset = max(0, min(offset, len(data)))
+    if not isinstance(data, bytes):
+        data = bytes(data[:offset])
     line = data.count(b"\n", 0, offset) + 1
     start = data.rfind(b"\n", 0, offset) + 1
     column = len(data[start:offset].decode("utf-8", errors="replace")) + 1

@@ -17,7 +17,7 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from auditor.errors import InputError
 from auditor.estate import _errors
-from auditor.estate._files import line_column, read_input_bytes, write_atomic
+from auditor.estate._files import InputData, Pager, line_column, read_input, write_atomic
 from auditor.estate.records import (
     BULK_SECTIONS,
     DenyAssignmentRecord,
@@ -105,12 +105,19 @@ def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
     """Read and validate a snapshot file. Raises :class:`InputError` (exit code 2) naming the file and
     the JSON path of the first problem."""
     name = os.fspath(path)
-    return loads_snapshot(read_input_bytes(name, what="snapshot file"), source=name)
+    return loads_snapshot(read_input(name, what="snapshot file"), source=name)
 
 
-def loads_snapshot(data: bytes, *, source: str = "<snapshot>") -> Snapshot:
-    """Validate snapshot JSON bytes (see :func:`load_snapshot`)."""
+def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
+    """Validate snapshot JSON bytes (see :func:`load_snapshot`).
+
+    ``data`` may be a view of a memory map (:func:`~auditor.estate._files.read_input`); its pages
+    are then given back as the sections are decoded.
+    """
     top = _decode_top(data, source)
+    pager = Pager.of(data)
+    if pager is not None:
+        pager.release_all()
     snap = Snapshot(source=source)
     for key, raw in top.items():
         if key == "snapshotVersion":
@@ -124,7 +131,7 @@ def loads_snapshot(data: bytes, *, source: str = "<snapshot>") -> Snapshot:
         elif key in ("collectedAt", "tenantId"):
             setattr(snap, key, _scalar(raw, str | None, source, key))
         elif key in BULK_SECTIONS:
-            records, preserved = _decode_bulk(key, raw, source)
+            records, preserved = _decode_bulk(key, raw, source, pager)
             setattr(snap, key, records)
             if preserved:
                 snap.preserved[key] = preserved
@@ -136,7 +143,7 @@ def loads_snapshot(data: bytes, *, source: str = "<snapshot>") -> Snapshot:
     return snap
 
 
-def _decode_top(data: bytes, source: str) -> dict[str, msgspec.Raw]:
+def _decode_top(data: InputData, source: str) -> dict[str, msgspec.Raw]:
     try:
         top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
     except msgspec.ValidationError:
@@ -149,14 +156,14 @@ def _decode_top(data: bytes, source: str) -> dict[str, msgspec.Raw]:
     return top
 
 
-def _json_kind(data: bytes) -> str:
-    first = data.lstrip()[:1]
+def _json_kind(data: InputData) -> str:
+    first = bytes(data[:4096]).lstrip()[:1]
     return {b"[": "an array", b'"': "a string", b"n": "null", b"t": "true", b"f": "false"}.get(
         first, "a number"
     )
 
 
-def _syntax_error(exc: msgspec.DecodeError, data: bytes, source: str) -> InputError:
+def _syntax_error(exc: msgspec.DecodeError, data: InputData, source: str) -> InputError:
     text = str(exc)
     if "truncated" in text:
         line, column = line_column(data, len(data))
@@ -170,7 +177,7 @@ def _syntax_error(exc: msgspec.DecodeError, data: bytes, source: str) -> InputEr
     m = re.search(r"byte (\d+)", text)
     offset = int(m.group(1)) if m else 0
     line, column = line_column(data, offset)
-    near = data[offset : offset + 1].decode("utf-8", errors="replace")
+    near = bytes(data[offset : offset + 1]).decode("utf-8", errors="replace")
     what = f"unexpected {near!r}" if near.strip() else "unexpected input"
     return InputError(
         f"invalid JSON: {what}; expected a JSON value, a comma or a closing bracket",
@@ -192,11 +199,13 @@ duplicate strings of a million records never exist all at once (lower peak memor
 _CHUNK_ITEMS = 20_000
 
 
-def _decode_bulk(key: str, raw: msgspec.Raw, source: str) -> tuple[list[Any], dict[int, Any]]:
+def _decode_bulk(
+    key: str, raw: msgspec.Raw, source: str, pager: Pager | None = None
+) -> tuple[list[Any], dict[int, Any]]:
     cls = BULK_SECTIONS[key]
     try:
         if len(raw) > _CHUNK_BYTES:
-            records = _decode_chunked(key, cls, raw)
+            records = _decode_chunked(key, cls, raw, pager)
         else:
             records = msgspec.json.decode(raw, type=list[cls])  # type: ignore[valid-type]
             intern_strings(key, records)
@@ -213,14 +222,24 @@ def _decode_bulk(key: str, raw: msgspec.Raw, source: str) -> tuple[list[Any], di
     return _decode_bulk_keeping_unknown(key, cls, raw, source)
 
 
-def _decode_chunked(key: str, cls: type[Any], raw: msgspec.Raw) -> list[Any]:
+def _decode_chunked(key: str, cls: type[Any], raw: msgspec.Raw, pager: Pager | None) -> list[Any]:
     parts = msgspec.json.decode(raw, type=list[msgspec.Raw])
     decoder = msgspec.json.Decoder(list[cls])  # type: ignore[valid-type]
     records: list[Any] = []
+    where = 0
     for start in range(0, len(parts), _CHUNK_ITEMS):
         chunk = decoder.decode(b"[" + b",".join(parts[start : start + _CHUNK_ITEMS]) + b"]")
         intern_strings(key, chunk)
         records.extend(chunk)
+        if pager is not None and start + _CHUNK_ITEMS < len(parts):
+            # give back the pages of the items decoded so far (found by the next item's head)
+            head = memoryview(parts[start + _CHUNK_ITEMS])[:64].tobytes()
+            found = pager.locate(head, where)
+            if found > where:
+                where = found
+                pager.release_before(found)
+    if pager is not None:
+        pager.release_all()
     return records
 
 
