@@ -351,3 +351,45 @@ def test_large_files_are_memory_mapped_with_the_same_result(
     path.write_bytes(b'{"tenantId": "' + b"x" * 5000 + b'\xff"}')
     with pytest.raises(InputError, match="not UTF-8"):
         load_snapshot(path)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"a",
+                b"\n",
+                b"\xc3\xa9",
+                b"\xe2\x82\xac",
+                b"\xf0\x9f\x98\x80",
+                b"\xff",
+                b"\xc3",
+                b"\x80",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_chunked_utf8_check_agrees_with_the_decoder(pieces: list[bytes]) -> None:
+    from unittest import mock
+
+    from auditor.estate import _files
+
+    data = b"".join(pieces)
+    try:
+        data.decode("utf-8")
+        expected = None
+    except UnicodeDecodeError as exc:
+        expected = exc.start
+    with mock.patch.object(_files, "_CHUNK", 3):
+        try:
+            _files.check_utf8(data, "f.json")
+            found = None
+        except InputError as err:
+            found = err
+    if expected is None:
+        assert found is None
+    else:
+        assert found is not None
+        line, column = _files.line_column(data, expected)
+        assert found.location == f"line {line}, column {column}"

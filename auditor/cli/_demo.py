@@ -38,6 +38,8 @@ def run_demo(out: Path) -> dict[str, Path]:
     import asyncio
     import secrets
 
+    import msgspec
+
     from auditor.api.client import ResourceManagerClient
     from auditor.api.collect import collect
     from auditor.api.devtooling import DevToolingClient
@@ -67,8 +69,6 @@ def run_demo(out: Path) -> dict[str, Path]:
         written["sample snapshot"] = source
         plans: dict[str, Path] = {}
         for name, plan in sample_plans().items():
-            import msgspec
-
             path = out / DEMO_PLANS_FOLDER / f"{name}.json"
             data = msgspec.json.format(msgspec.json.encode(plan), indent=2) + b"\n"
             write_atomic(path, data, overwrite=True, what="plan file")
@@ -83,30 +83,34 @@ def run_demo(out: Path) -> dict[str, Path]:
         api_tokens={api_token: TOKENS[DEV_TOOLING_TOKEN_LABEL]},
         async_delay=0.0,
     )
-    with _stage("Starting the sandbox"), SandboxServer(snapshot, config) as server:
+    server = SandboxServer(snapshot, config)
+    with _stage("Starting the sandbox"):
+        server.start()
+    try:
         typer.echo(f"sandbox serving the sample estate at {server.url}", err=True)
+        collected_box: list[Any] = []
 
-        async def collect_all() -> Any:
+        async def collect_all() -> None:
+            # the result is passed out in a list rather than returned (see auditor.cli._collect)
             async with (
                 ResourceManagerClient(server.url, bearer) as api,
                 DevToolingClient(server.url, api_token) as dev,
             ):
-                return await collect(
-                    api,
-                    list(SUBSCRIPTIONS.values()),
-                    devtooling=dev,
-                    directory=snapshot,
-                    collected_at=snapshot.collectedAt,
+                collected_box.append(
+                    await collect(
+                        api,
+                        list(SUBSCRIPTIONS.values()),
+                        devtooling=dev,
+                        directory=snapshot,
+                        collected_at=snapshot.collectedAt,
+                    )
                 )
 
         with _stage(f"Collecting over HTTP from {server.url}"):
-            holder: list[Any] = []
-
-            async def run() -> None:
-                holder.append(await collect_all())
-
-            asyncio.run(run())
-            collected = holder[0]
+            asyncio.run(collect_all())
+        collected = collected_box[0]
+    finally:
+        server.stop()
     collected_path = out / COLLECTED_SNAPSHOT_NAME
     write_atomic(
         collected_path,

@@ -72,14 +72,9 @@ def read_input(path: str | os.PathLike[str], *, what: str = "file") -> InputData
     start = len(UTF8_BOM) if mapped[: len(UTF8_BOM)] == UTF8_BOM else 0
     if not mapped[start : start + 4096].strip():
         raise InputError(f"the {what} is empty; expected a JSON object", source=name)
-    pager = Pager(mapped)
-    for begin in range(start, len(mapped), _CHUNK):
-        piece = mapped[begin : begin + _CHUNK]
-        if not piece.isascii():
-            check_utf8(bytes(view[start:]), name)  # rare: the exact position, the slow way
-            break
-        pager.release_before(begin + len(piece))
-    return view[start:] if start else view
+    data = view[start:] if start else view
+    check_utf8(data, name, Pager(mapped))
+    return data
 
 
 class Pager:
@@ -117,31 +112,49 @@ class Pager:
         return self.mapped.find(head, hint)
 
 
-def check_utf8(data: bytes, source: str) -> None:
-    """Raise an InputError naming line and column of the first byte that is not UTF-8."""
-    if data.isascii():  # the common case, checked at memory speed
+def check_utf8(data: InputData, source: str, pager: Pager | None = None) -> None:
+    """Raise an InputError naming line and column of the first byte that is not UTF-8.
+
+    One pass in chunks: a chunk of plain ASCII is checked at memory speed, the others go through
+    one incremental decoder (a sequence may straddle two chunks). With a ``pager`` the pages of a
+    memory-mapped file are given back as they are checked.
+    """
+    if isinstance(data, bytes) and data.isascii():  # the common case, in one call
         return
-    decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
-    for start in range(0, len(data), _CHUNK):
+    base = _map_offset(data)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for start in range(0, len(view), _CHUNK):
+        piece = bytes(view[start : start + _CHUNK])
+        final = start + _CHUNK >= len(view)
+        pending = decoder.getstate()[0]
         try:
-            decoder.decode(view[start : start + _CHUNK], final=start + _CHUNK >= len(data))
+            if pending or not piece.isascii():
+                decoder.decode(piece, final=final)
         except UnicodeDecodeError as exc:
-            offset = start + exc.start
             # the decoder may hold back up to 3 bytes of a split sequence from the previous chunk
-            offset = _first_bad_byte(data, max(0, start - 3), offset)
+            offset = _first_bad_byte(view, max(0, start - len(pending)), start + exc.start)
             line, column = line_column(data, offset)
             raise InputError(
-                f"the file is not UTF-8 text: byte 0x{data[offset]:02x} cannot be decoded",
+                f"the file is not UTF-8 text: byte 0x{view[offset]:02x} cannot be decoded",
                 source=source,
                 location=f"line {line}, column {column}",
             ) from None
+        if pager is not None:
+            pager.release_before(base + start + len(piece))
 
 
-def _first_bad_byte(data: bytes, lo: int, guess: int) -> int:
+def _map_offset(data: InputData) -> int:
+    """Where a view of a memory map starts inside the map (after a byte-order mark), else 0."""
+    if isinstance(data, memoryview) and isinstance(data.obj, mmap.mmap):
+        return len(data.obj) - len(data)
+    return 0
+
+
+def _first_bad_byte(view: memoryview, lo: int, guess: int) -> int:
     for i in range(lo, guess + 1):
         try:
-            data[i : guess + 4].decode("utf-8")
+            bytes(view[i : guess + 4]).decode("utf-8")
         except UnicodeDecodeError as exc:
             return i + exc.start
     return guess

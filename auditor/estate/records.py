@@ -149,7 +149,3 @@ def intern_strings(section: str, records: list[Any]) -> None:
             if pr.userType is not None:
                 pr.userType = intern(pr.userType)
             pr.memberOf = [intern(g) for g in pr.memberOf]
-
-
-def _intern_opt(value: str | None) -> str | None:
-    return None if value is None else _intern(value)

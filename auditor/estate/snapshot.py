@@ -9,6 +9,7 @@ developer tooling) are validated by the pydantic wire models. Unknown fields are
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,8 +173,6 @@ def _syntax_error(exc: msgspec.DecodeError, data: InputData, source: str) -> Inp
             source=source,
             location=f"line {line}, column {column}",
         )
-    import re
-
     m = re.search(r"byte (\d+)", text)
     offset = int(m.group(1)) if m else 0
     line, column = line_column(data, offset)
