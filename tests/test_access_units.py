@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -290,3 +292,57 @@ def test_parse_requests_object_or_lines() -> None:
     with pytest.raises(InputError):
         parse_requests("   ")
     _ = (MG, SUB2)
+
+
+# ------------------------------------------------------------------------------------ levels
+
+_SEGMENTS = st.sampled_from(
+    ["subscriptions", "providers", "cloud.management", "managementGroups", "s1", "S2", "rg", "x"]
+)
+_SCOPES = st.lists(_SEGMENTS, max_size=6).map(lambda parts: "/" + "/".join(parts))
+
+
+def _reference_levels(ix: Any, scope: str) -> tuple[list[tuple[str, bool]], list[tuple[str, bool]]]:
+    """The levels of ``scope`` from its full chain: each level's key and whether it is the scope
+    itself (rank 0)."""
+    chain = ix.scopes.chain(scope_key(scope))
+    grants = [(level, d == 0) for d, level in enumerate(chain) if level in ix.at_scope]
+    denies = [(level, d == 0) for d, level in enumerate(chain) if level in ix.deny_by_scope]
+    return grants, denies
+
+
+@given(
+    st.lists(_SCOPES, max_size=6),
+    st.lists(_SCOPES, max_size=3),
+    st.lists(st.tuples(_SCOPES, _SCOPES), max_size=3),
+    st.lists(_SCOPES, min_size=1, max_size=8),
+)
+def test_levels_match_the_full_chain(
+    assigned: list[str],
+    denied: list[str],
+    hierarchy: list[tuple[str, str]],
+    requested: list[str],
+) -> None:
+    """The shortcut of :meth:`Indexes.levels` (walk up to the nearest scope that matters, then
+    reuse its levels) finds the same levels, in the same order and with the same rank-0 level, as
+    walking the whole chain, whatever odd scopes hold assignments (``/subscriptions`` itself,
+    ``/providers``, ...) and whatever the hierarchy says."""
+    from auditor.access.indexes import Indexes
+    from tests.test_access_support import build, deny, ra
+
+    snapshot = build(
+        assignments=[ra(f"a{i}", "u", OWNER, s) for i, s in enumerate(assigned)],
+        denies=[deny(f"d{i}", s, actions=["*"]) for i, s in enumerate(denied)],
+        hierarchy=[(child, parent) for child, parent in hierarchy if child != "/"],
+    )
+    ix = Indexes(snapshot)
+    tables = {id(table): level for level, table in ix.at_scope.items()}
+    for scope in requested + [s + "/a/b" for s in assigned]:
+        levels = ix.levels(scope)
+        base = levels.base
+        grants = [(tables[id(table)], base == height) for table, height in levels.grant_levels]
+        denies = [(level, base == height) for level, height in levels.deny_levels]
+        distances = [base - height for _t, height in levels.grant_levels]
+        assert distances == sorted(distances) and len(set(distances)) == len(distances)
+        assert all(d >= 0 for d in distances)
+        assert (grants, denies) == _reference_levels(ix, scope), scope

@@ -111,10 +111,22 @@ class Directory:
         return result
 
     def identities(self, key: str) -> frozenset[str]:
-        """The identity set of a principal: its own key plus every group it belongs to."""
+        """The identity set of a principal: its own key plus every group it belongs to.
+
+        Built from the (cached) closures of its direct groups, so a principal seen for the first
+        time costs a few set unions; cached for directory members (whose number is bounded), not
+        for unknown ids.
+        """
         hit = self._identities.get(key)
         if hit is None:
-            hit = self._identities[key] = self.groups_of(key) | {key}
+            direct = self._member_of.get(key)
+            if not direct:
+                return frozenset((key,))
+            found = {key, *direct}
+            groups_of = self.groups_of
+            for group in direct:
+                found |= groups_of(group)
+            hit = self._identities[key] = frozenset(found)
         return hit
 
     def group_path(self, key: str, group: str) -> tuple[str, ...]:

@@ -17,39 +17,70 @@ import msgspec
 from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, make_cond
 from auditor.access.directory import Directory
-from auditor.access.scopes import ROOT, ScopeTree, scope_key
+from auditor.access.scopes import MG_PREFIX, ROOT, SUB_PREFIX, ScopeTree, scope_key
 from auditor.estate.records import DenyAssignmentRecord, PrincipalRecord, RoleAssignmentRecord
 from auditor.estate.roles import role_guid
 from auditor.estate.snapshot import Snapshot
 from auditor.model.access import ALL_PRINCIPALS_ID
 
-__all__ = ["AssignmentEntry", "DenyEntry", "Indexes", "Levels"]
+__all__ = ["AssignmentEntry", "DenyEntry", "Indexes", "Levels", "OpPlan"]
 
 _intern = sys.intern
 _LEVELS_LIMIT = 1 << 17
-_DENY_OPS_LIMIT = 1 << 17
+_PLANS_LIMIT = 4096
+_BUCKET_TUPLE_MAX = 16
+"""A (scope, principal) bucket grows as a tuple up to this many assignments, then as a list."""
+
+DenyCandidates = tuple[tuple["DenyEntry", tuple[CompiledPermission, ...]], ...]
 
 
-@dataclass(slots=True, eq=False)
-class Levels:
+_FREEZE_AFTER = 200_000
+"""Indexes of more role assignments than this are frozen out of the garbage collector's sight."""
+_frozen = False
+
+
+def _settle(assignments: int) -> None:
+    """After a build: a small estate's buckets (tuples of untracked entries) are untracked by one
+    young collection. A large estate's snapshot and indexes, millions of objects that live as long
+    as the engine, are frozen (:func:`gc.freeze`) so that the collections a batch of decisions
+    triggers do not walk them again and again; a later large build first collects what the
+    previous one left (so cyclic garbage is held back by one build at most)."""
+    global _frozen
+    if assignments < _FREEZE_AFTER:
+        gc.collect(0)
+        return
+    if _frozen:
+        gc.unfreeze()
+        gc.collect()
+    gc.freeze()
+    _frozen = True
+
+
+class Levels(msgspec.Struct, gc=False):
     """The ancestry of a requested scope as a decision uses it: the levels of its chain (the scope,
-    then its ancestors up to ``/``) that hold role assignments or deny assignments, each with its
-    *rank* (0 for the scope itself, growing upwards; ranks order the levels, and only rank 0 sees
-    deny assignments with ``doNotApplyToChildScopes``)."""
+    then its ancestors up to ``/``) that hold role assignments or deny assignments, nearest first,
+    each with its *height* (its place in the chain counted from ``/``, which is 0). A level's
+    distance from the requested scope is ``base - height``: 0 for the scope itself, growing
+    upwards. Distances order the levels, and only distance 0 sees deny assignments with
+    ``doNotApplyToChildScopes``.
+
+    The (level, height) pairs are shared by every scope below a level, and the object is not
+    tracked by the garbage collector (it refers to nothing that refers back to it): a batch meets
+    tens of thousands of scopes."""
 
     grant_levels: tuple[tuple[dict[str, tuple[AssignmentEntry, ...]], int], ...]
-    """For each level holding role assignments: its principal -> assignments table, rank."""
+    """For each level holding role assignments: its principal -> assignments table, height."""
     deny_levels: tuple[tuple[str, int], ...]
-    """For each level holding deny assignments: the level's key, rank."""
+    """For each level holding deny assignments: the level's key, height."""
+    base: int
+    """The height of the requested scope (one more than the levels' own scope when seen from
+    below it)."""
     below: Levels | None = None
-    """The same levels seen from a scope strictly below this one (every rank + 1)."""
+    """The same levels seen from a scope strictly below (sharing the tuples, base + 1)."""
 
     def seen_from_below(self) -> Levels:
         if self.below is None:
-            self.below = Levels(
-                tuple((table, rank + 1) for table, rank in self.grant_levels),
-                tuple((level, rank + 1) for level, rank in self.deny_levels),
-            )
+            self.below = Levels(self.grant_levels, self.deny_levels, self.base + 1)
         return self.below
 
 
@@ -86,6 +117,8 @@ class DenyEntry:
     sort_key: str = ""
     shape: tuple[object, ...] = ()
     """The deny's permissions and conditions as plain data: equal shapes deny the same."""
+    shape_id: int = -1
+    """A small number per distinct :attr:`shape` of the snapshot (set by the indexes)."""
 
     def __post_init__(self) -> None:
         self.sort_key = self.id.lower()
@@ -118,6 +151,19 @@ class DenyEntry:
     def matching(self, operation: str, data: bool) -> tuple[CompiledPermission, ...]:
         """The deny's permissions that match the lower-cased operation."""
         return tuple(p for p in self.permissions if p.matches(operation, data))
+
+
+@dataclass(slots=True, eq=False)
+class OpPlan:
+    """What one operation (lower case, one plane) needs from the indexes, prepared on its first
+    request: the catalogue's matching permissions by role GUID (filled as roles are met) and the
+    deny assignments with a matching permission, by the scope key they sit at (snapshot order),
+    each with its matching permissions."""
+
+    operation: str
+    data: bool
+    roles: dict[str, tuple[CompiledPermission, ...]]
+    denies: dict[str, DenyCandidates]
 
 
 def is_all_principals(principal: PrincipalRecord) -> bool:
@@ -157,67 +203,82 @@ class Indexes:
         finally:
             if enabled:
                 gc.enable()
-                # the buckets are tuples of untracked entries: one young collection stops the
-                # collector from tracking them (and the tables holding only them) ever after
-                gc.collect(0)
+                _settle(len(self.assignments))
         self._levels: dict[str, Levels] = {}
         self._levels_by_key: dict[str, Levels] = {}
+        self._level_pairs: dict[
+            tuple[str, int], tuple[dict[str, tuple[AssignmentEntry, ...]], int]
+        ] = {}
         self._interesting = (
             frozenset(self.at_scope)
             | frozenset(self.deny_by_scope)
             | frozenset(self.scopes.hierarchy_keys())
+            | {ROOT}
         )
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
-        self._deny_ops: dict[
-            tuple[str, str, bool], tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
-        ] = {}
-        self._deny_flat: dict[
-            tuple[Levels, str, bool],
-            tuple[tuple[DenyEntry, tuple[CompiledPermission, ...], int], ...],
-        ] = {}
+        self._plans: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
+        """Operation plans by the action as requested, control plane then data plane."""
+        self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
 
     def _build_assignments(self, records: Iterable[RoleAssignmentRecord]) -> None:
         add_scope = self.scopes.add
         add_principal = self.directory.add
-        at_scope: dict[str, dict[str, list[AssignmentEntry]]] = {}
+        at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
+        overflow: dict[tuple[str, str], list[AssignmentEntry]] = {}
         append = self.assignments.append
         # the loader shares repeated strings, so most lookups below hit these small caches
         scope_keys: dict[str, str] = {}
         principal_keys: dict[str, str] = {}
         role_keys: dict[str, str] = {}
+        last_raw: str | None = None
+        scope = ""
+        principals: dict[str, tuple[AssignmentEntry, ...]] = {}
         for record in records:
             props = record.properties
-            raw = props.scope or "/"
-            scope = scope_keys.get(raw)
-            if scope is None:
-                scope = scope_keys[raw] = _intern(add_scope(raw))
-            raw = props.principalId or ""
+            raw = props.scope
+            if raw is not last_raw:  # snapshots list a scope's assignments together
+                last_raw = raw
+                scope = scope_keys.get(raw) or ""
+                if not scope:
+                    scope = scope_keys[raw] = _intern(add_scope(raw or "/"))
+                found = at_scope.get(scope)
+                if found is None:
+                    found = at_scope[scope] = {}
+                principals = found
+            raw = props.principalId
             principal = principal_keys.get(raw)
             if principal is None:
                 principal = principal_keys[raw] = _intern(add_principal(raw))
-            raw = props.roleDefinitionId or ""
+            raw = props.roleDefinitionId
             role = role_keys.get(raw)
             if role is None:
                 role = role_keys[raw] = _intern(role_guid(raw))
-            cond = make_cond(props.condition, props.conditionVersion) if props.condition else None
-            entry = AssignmentEntry(record, principal, scope, role, cond)
-            append(entry)
-            principals = at_scope.get(scope)
-            if principals is None:
-                at_scope[scope] = {principal: [entry]}
+            if props.condition:
+                entry = AssignmentEntry(
+                    record,
+                    principal,
+                    scope,
+                    role,
+                    make_cond(props.condition, props.conditionVersion),
+                )
             else:
-                bucket = principals.get(principal)
-                if bucket is None:
-                    principals[principal] = [entry]
-                else:
-                    bucket.append(entry)
-        self.at_scope = {
-            scope: {principal: tuple(bucket) for principal, bucket in principals.items()}
-            for scope, principals in at_scope.items()
-        }
+                entry = AssignmentEntry(record, principal, scope, role, None)
+            append(entry)
+            bucket = principals.get(principal)
+            if bucket is None:
+                principals[principal] = (entry,)
+            elif len(bucket) < _BUCKET_TUPLE_MAX:
+                principals[principal] = (*bucket, entry)
+            else:
+                overflow.setdefault((scope, principal), list(bucket)).append(entry)
+                principals[principal] = bucket  # replaced below
+        for (scope, principal), grown in overflow.items():
+            at_scope[scope][principal] = tuple(grown)
+        self.at_scope = at_scope
 
     def _build_denies(self, records: Iterable[DenyAssignmentRecord]) -> None:
+        shapes: dict[tuple[object, ...], int] = {}
         for record in records:
             props = record.properties
             scope = self.scopes.add(props.scope or "/")
@@ -251,6 +312,7 @@ class Indexes:
                 ),
                 cond=make_cond(props.condition, props.conditionVersion),
             )
+            entry.shape_id = shapes.setdefault(entry.shape, len(shapes))
             self.denies.append(entry)
             self.deny_by_scope.setdefault(scope, []).append(entry)
             for key in entry.principals:
@@ -270,9 +332,21 @@ class Indexes:
             key = scope_key(scope)
             anchor = key
             interesting = self._interesting
-            while anchor not in interesting and not ScopeTree.is_hierarchy_level(anchor):
+            slashes = -1
+            while anchor not in interesting:
+                # a management group or subscription: its parent comes from the hierarchy
+                if slashes < 0:
+                    slashes = anchor.count("/")
+                if (slashes == 2 and anchor.startswith(SUB_PREFIX)) or (
+                    slashes == 4 and anchor.startswith(MG_PREFIX)
+                ):
+                    break
                 cut = anchor.rfind("/")
-                anchor = anchor[:cut] if cut > 0 else ROOT
+                if cut <= 0:
+                    anchor = ROOT
+                    break
+                anchor = anchor[:cut]
+                slashes -= 1
             hit = self._levels_at(anchor)
             if anchor != key:
                 hit = hit.seen_from_below()
@@ -285,54 +359,66 @@ class Indexes:
         hit = self._levels_by_key.get(key)
         if hit is None:
             chain = self.scopes.chain(key)
+            top = len(chain) - 1
             at_scope = self.at_scope
             denied = self.deny_by_scope
-            hit = Levels(
-                tuple((at_scope[level], d) for d, level in enumerate(chain) if level in at_scope),
-                tuple((level, d) for d, level in enumerate(chain) if level in denied),
-            )
+            pairs = self._level_pairs
+            grants: list[tuple[dict[str, tuple[AssignmentEntry, ...]], int]] = []
+            denies: list[tuple[str, int]] = []
+            for d, level in enumerate(chain):
+                table = at_scope.get(level)
+                if table is not None:
+                    pair = pairs.get((level, top - d))
+                    if pair is None:
+                        pair = pairs[(level, top - d)] = (table, top - d)
+                    grants.append(pair)
+                if level in denied:
+                    denies.append((level, top - d))
+            hit = Levels(tuple(grants), tuple(denies), top)
             self._levels_by_key[key] = hit
         return hit
 
-    def denies_for(
-        self, level: str, operation: str, data: bool
-    ) -> tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]:
-        """The deny assignments at ``level`` with a permission matching the lower-cased operation,
-        each with its matching permissions (cached)."""
-        key = (level, operation, data)
-        hit = self._deny_ops.get(key)
+    def plan(self, action: str, data: bool) -> OpPlan:
+        """The :class:`OpPlan` of an operation as a request writes it (cached)."""
+        plans = self._plans[data]
+        hit = plans.get(action)
         if hit is None:
-            found = []
-            for deny in self.deny_by_scope.get(level, ()):
-                perms = deny.matching(operation, data)
-                if perms:
-                    found.append((deny, perms))
-            hit = tuple(found)
-            if len(self._deny_ops) >= _DENY_OPS_LIMIT:
-                self._deny_ops.clear()
-            self._deny_ops[key] = hit
+            operation = action.lower()
+            hit = self._plans_by_op.get((operation, data))
+            if hit is None:
+                hit = self._plan(operation, data)
+                if len(self._plans_by_op) >= _PLANS_LIMIT:
+                    self._plans_by_op.clear()
+                self._plans_by_op[(operation, data)] = hit
+            if len(plans) >= _PLANS_LIMIT:
+                plans.clear()
+            plans[action] = hit
         return hit
 
-    def denies_along(
-        self, levels: Levels, operation: str, data: bool
-    ) -> tuple[tuple[DenyEntry, tuple[CompiledPermission, ...], int], ...]:
-        """The deny assignments of ``levels`` that reach the requested scope (those with
-        ``doNotApplyToChildScopes`` only at rank 0) with a permission matching the lower-cased
-        operation, nearest first, each with its matching permissions and rank (cached)."""
-        key = (levels, operation, data)
-        hit = self._deny_flat.get(key)
-        if hit is None:
-            found = []
-            for level, distance in levels.deny_levels:
-                for deny, perms in self.denies_for(level, operation, data):
-                    if distance and deny.at_scope_only:
-                        continue
-                    found.append((deny, perms, distance))
-            hit = tuple(found) if found else ()
-            if len(self._deny_flat) >= _DENY_OPS_LIMIT:
-                self._deny_flat.clear()
-            self._deny_flat[key] = hit
-        return hit
+    def _plan(self, operation: str, data: bool) -> OpPlan:
+        # deny assignments of equal shape match alike: match each shape once
+        matching: dict[int, tuple[int, ...]] = {}
+        denies: dict[str, list[tuple[DenyEntry, tuple[CompiledPermission, ...]]]] = {}
+        for deny in self.denies:
+            picked = matching.get(deny.shape_id)
+            if picked is None:
+                picked = matching[deny.shape_id] = tuple(
+                    i for i, p in enumerate(deny.permissions) if p.matches(operation, data)
+                )
+            if picked:
+                perms = deny.permissions
+                found = (deny, tuple(perms[i] for i in picked))
+                level = denies.get(deny.scope)
+                if level is None:
+                    denies[deny.scope] = [found]
+                else:
+                    level.append(found)
+        return OpPlan(
+            operation,
+            data,
+            self.catalogue.per_operation(operation, data),
+            {level: tuple(found) for level, found in denies.items()},
+        )
 
     @property
     def by_scope(self) -> dict[str, list[AssignmentEntry]]:

@@ -15,11 +15,15 @@ from typing import Literal
 
 from auditor.estate.records import HierarchyRecord
 
-__all__ = ["ROOT", "ScopeKind", "ScopeTree", "scope_key"]
+__all__ = ["MG_PREFIX", "ROOT", "SUB_PREFIX", "ScopeKind", "ScopeTree", "scope_key"]
 
 ROOT = "/"
-_MG_PREFIX = "/providers/cloud.management/managementgroups/"
-_SUB_PREFIX = "/subscriptions/"
+MG_PREFIX = "/providers/cloud.management/managementgroups/"
+"""How a management group's key starts (it has four ``/``)."""
+SUB_PREFIX = "/subscriptions/"
+"""How a subscription's key starts (it has two ``/``), and every scope below it."""
+_MG_PREFIX = MG_PREFIX
+_SUB_PREFIX = SUB_PREFIX
 _CACHE_LIMIT = 1 << 18
 
 ScopeKind = Literal["root", "managementGroup", "subscription", "resourceGroup", "resource", "other"]
