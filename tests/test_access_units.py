@@ -346,3 +346,36 @@ def test_levels_match_the_full_chain(
         assert distances == sorted(distances) and len(set(distances)) == len(distances)
         assert all(d >= 0 for d in distances)
         assert (grants, denies) == _reference_levels(ix, scope), scope
+
+
+def _reference_chain(tree: ScopeTree, key: str) -> tuple[str, ...]:
+    """The chain by its definition, with no cache: the parent walk until it would repeat, then
+    ``/`` last."""
+    out: list[str] = []
+    current: str | None = key
+    while current is not None and current not in out:
+        out.append(current)
+        current = tree.parent(current)
+    if "/" in out:
+        out.remove("/")
+    return (*out, "/")
+
+
+_ODD_PARENTS = st.one_of(
+    st.tuples(_SCOPES, _SCOPES),
+    # a parent below its own child: the walk meets the child again
+    st.tuples(_SCOPES, _SEGMENTS).map(lambda cs: (cs[0], cs[0].rstrip("/") + "/" + cs[1])),
+)
+
+
+@given(
+    st.lists(_ODD_PARENTS, max_size=6),
+    st.lists(_SCOPES, min_size=1, max_size=10),
+)
+def test_chain_matches_its_definition(hierarchy: list[tuple[str, str]], keys: list[str]) -> None:
+    """Whatever the hierarchy (cycles, odd parents) and whichever chains are already cached, a
+    chain is the parent walk of its definition."""
+    tree = ScopeTree([HierarchyRecord(id=c, parent=p) for c, p in hierarchy])
+    for scope in keys + [k + "/rg/x" for k in keys] + [s for pair in hierarchy for s in pair]:
+        key = tree.add(scope)
+        assert tree.chain(key) == _reference_chain(tree, key), key

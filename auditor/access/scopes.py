@@ -107,6 +107,34 @@ class ScopeTree:
 
     def chain(self, key: str) -> tuple[str, ...]:
         """``key`` and its ancestors, nearest first, ending with ``/``."""
+        chains = self._chains
+        found = chains.get(key)
+        if found is not None:
+            return found
+        # below the hierarchy a scope's parent is its id minus the last segment: its chain is
+        # itself followed by its parent's (built from the nearest known chain downwards)
+        placed = self._parent_of
+        pending: list[str] = []
+        current = key
+        while True:
+            found = chains.get(current)
+            if found is not None:
+                break
+            if current == ROOT or current in placed:
+                found = self._walk(current)
+                break
+            pending.append(current)
+            current = self.parent(current) or ROOT
+        if len(chains) + len(pending) >= _CACHE_LIMIT:
+            chains.clear()
+        for below in reversed(pending):
+            # a scope met again above itself (only odd hierarchies do that): the careful walk
+            found = self._walk(below) if below in found else (below, *found)
+            chains[below] = found
+        return found
+
+    def _walk(self, key: str) -> tuple[str, ...]:
+        """The chain of ``key`` walked parent by parent, stopping where the walk would repeat."""
         found = self._chains.get(key)
         if found is not None:
             return found
