@@ -4,13 +4,20 @@ child denies, owners, guests) and the GDPR export."""
 from __future__ import annotations
 
 import json
+from typing import Any
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
 
-from auditor.access import AccessEngine, AccessRequest
+from auditor.access import AccessEngine, AccessRequest, queries
+from auditor.access.indexes import Indexes
+from auditor.access.queries import Holding, WhatResult, applicable_denies, held_permission
 from auditor.errors import InputError
 from auditor.estate.records import DirectoryPrincipalRecord
 from auditor.model.devtooling import DevTooling
+from tests.test_access_properties import MG_B, NET, PRINCIPALS, RG11, SUB1, Estate, estates
+from tests.test_access_properties import VM as VM1
 from tests.test_access_support import (
     BLOB_READ,
     BLOB_READER,
@@ -146,6 +153,66 @@ def test_what_blocked_pattern() -> None:
     )
     pattern = eng.what("carol").holdings[0].permissions[0].patterns[0]
     assert pattern.status == "blocked" and pattern.deniedBy
+
+
+def _what_by_hand(ix: Indexes, principal_id: str, scope: str | None) -> dict[str, Any]:
+    """What-can the slow way: every assignment of every identity, each permission judged by
+    :func:`held_permission` against :func:`applicable_denies`, nothing memoised."""
+    principal = principal_id.lower()
+    directory = ix.directory
+    identities = directory.identities(principal)
+    chain = None if scope is None else ix.scopes.resolve(scope)[1]
+    rows = []
+    for identity in identities:
+        for entry in ix.assignments_of(identity):
+            own = ix.scopes.chain(entry.scope)
+            if chain is not None and entry.scope not in chain:
+                continue
+            at = own if chain is None else chain
+            order = len(own) if chain is None else len(chain) - chain.index(entry.scope)
+            denies = tuple(applicable_denies(ix, identities, at))
+            role = ix.catalogue.role(entry.role)
+            path = directory.group_path(principal, identity)
+            holding = Holding(
+                roleAssignmentId=entry.id,
+                scope=entry.record.properties.scope or "/",
+                roleDefinitionId=entry.record.properties.roleDefinitionId or "",
+                roleName=ix.catalogue.name(entry.role),
+                via=tuple(directory.display(k) for k in path),
+                viaNames=tuple(directory.name(k) for k in path),
+                condition=None if entry.cond is None else entry.cond.text,
+                permissions=tuple(
+                    held_permission(p, denies) for p in (role.permissions if role else ())
+                ),
+            )
+            rows.append(((order, entry.scope, entry.id.lower()), holding))
+    rows.sort(key=lambda row: row[0])
+    return WhatResult(principal_id, scope, tuple(h for _key, h in rows)).to_wire()
+
+
+WHAT_ASKS = [
+    (principal, scope)
+    for principal in [*PRINCIPALS, "U1", "G2", "nobody"]
+    for scope in [None, "/", MG_B, SUB1, RG11, VM1, NET, VM1 + "/extensions/new"]
+]
+
+
+@settings(max_examples=40)
+@given(estates())
+def test_what_agrees_with_judging_every_assignment(estate: Estate) -> None:
+    """The memoised what-can answers as the slow walk does: cold, warm, in another order, and
+    with a memo trimmed at every step."""
+    engine = estate.engine()
+    expected = [_what_by_hand(engine.indexes, p, s) for p, s in WHAT_ASKS]
+    assert [engine.what(p, s).to_wire() for p, s in WHAT_ASKS] == expected
+    assert [engine.what(p, s).to_wire() for p, s in WHAT_ASKS] == expected
+    fresh = estate.engine()
+    backwards = [fresh.what(p, s).to_wire() for p, s in reversed(WHAT_ASKS)]
+    assert backwards == expected[::-1]
+    with mock.patch.multiple(queries, _LEVELS_LIMIT=1, _JUDGES_LIMIT=1, _JUDGED_LIMIT=1):
+        trimmed = estate.engine()
+        assert [trimmed.what(p, s).to_wire() for p, s in WHAT_ASKS] == expected
+        assert [trimmed.what(p, s).to_wire() for p, s in WHAT_ASKS] == expected
 
 
 # ---------------------------------------------------------------------------------- escalation

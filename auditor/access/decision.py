@@ -166,17 +166,26 @@ def _conjunct(
     return None, (outer.text, *undecided)
 
 
-def deny_hits(identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ctx) -> list[DenyHit]:
-    """Deny assignments that apply and block (value True) or might block (None), nearest first."""
-    hits: list[DenyHit] = []
+def deny_hits(
+    identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ctx
+) -> tuple[list[tuple[int, DenyEntry]], list[DenyHit]]:
+    """The deny assignments that apply: those that block (with their distance), and those that
+    might block (their condition is undecidable), nearest first."""
+    blocking: list[tuple[int, DenyEntry]] = []
+    doubtful: list[DenyHit] = []
     by_level = plan.denies
     base = levels.base
     for level, height in levels.deny_levels:
-        candidates = by_level.get(level)
-        if candidates is None:
+        found = by_level.get(level)
+        if found is None:
             continue
         distance = base - height
-        for deny, perms in candidates:
+        for deny in found.everyone:
+            blocking.append((distance, deny))
+        if not distance:
+            for deny in found.everyone_here:
+                blocking.append((0, deny))
+        for deny, perms in found.others:
             if distance and deny.at_scope_only:
                 continue
             if not (deny.everyone or not deny.principals.isdisjoint(identities)):
@@ -186,12 +195,14 @@ def deny_hits(identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ct
             ):
                 continue
             if deny.cond is None and perms[0].cond is None:
-                hits.append(DenyHit(deny, distance, True, ()))
+                blocking.append((distance, deny))
                 continue
             value, conds = _conjunct(deny.cond, perms, ctx)
-            if value is not False:
-                hits.append(DenyHit(deny, distance, value, conds))
-    return hits
+            if value is True:
+                blocking.append((distance, deny))
+            elif value is None:
+                doubtful.append(DenyHit(deny, distance, None, conds))
+    return blocking, doubtful
 
 
 def grant_hits(
@@ -261,8 +272,12 @@ def _grant_order(hit: GrantHit, principal: str) -> tuple[int, int, str]:
     return (hit.distance, hit.identity != principal, hit.assignment.id.lower())
 
 
-def _deny_order(hit: DenyHit) -> tuple[int, str]:
-    return (hit.distance, hit.deny.sort_key)
+def _deny_order(hit: DenyHit) -> tuple[int, str, int]:
+    return (hit.distance, hit.deny.sort_key, hit.deny.position)
+
+
+def _blocking_order(hit: tuple[int, DenyEntry]) -> tuple[int, str, int]:
+    return (hit[0], hit[1].sort_key, hit[1].position)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:
@@ -280,25 +295,38 @@ def decide(ix: Indexes, request: AccessRequest, *, explain: bool = True) -> Deci
     plan = ix.plan(request.action, request.dataAction)
     ctx = _Ctx(request)
 
-    denies = deny_hits(identities, levels, plan, ctx) if levels.deny_levels else []
-    blocking = [d for d in denies if d.value is True] if denies else denies
-    if blocking:
-        if len(blocking) > 1:
-            blocking.sort(key=_deny_order)
+    if levels.deny_levels:
+        blocking, denies = deny_hits(identities, levels, plan, ctx)
+        if blocking:
+            if len(blocking) > 1:
+                blocking.sort(key=_blocking_order)
+                denied_by = _unique([deny.id for _d, deny in blocking])
+            else:
+                denied_by = (blocking[0][1].id,)
+            return Decision(
+                "denied",
+                request.principalId,
+                request.action,
+                request.scope,
+                (),
+                denied_by,
+                (),
+                _reason_denied(ix, request, principal, identities, blocking) if explain else "",
+            )
+    else:
+        denies = []
+
+    grants = grant_hits(ix.catalogue, identities, levels, plan, ctx)
+    if not grants:
         return Decision(
-            "denied",
+            "notGranted",
             request.principalId,
             request.action,
             request.scope,
-            (),
-            _unique([d.deny.id for d in blocking]),
-            (),
-            _reason_denied(ix, request, principal, identities, blocking) if explain else "",
+            reason=_reason_not_granted(ix, request, principal, grants) if explain else "",
         )
-
-    grants = grant_hits(ix.catalogue, identities, levels, plan, ctx)
     definite = [g for g in grants if g.value is True]
-    maybe = [g for g in grants if g.value is None]
+    maybe = [g for g in grants if g.value is None] if len(definite) < len(grants) else []
     if not definite and not maybe:
         return Decision(
             "notGranted",
@@ -378,8 +406,7 @@ def _grant_phrase(ix: Indexes, principal: str, hit: GrantHit) -> str:
     return f"role '{role}' assigned at {where} {describe_holder(ix, principal, hit.identity)}"
 
 
-def _deny_phrase(ix: Indexes, principal: str, identities: frozenset[str], hit: DenyHit) -> str:
-    deny = hit.deny
+def _deny_phrase(ix: Indexes, principal: str, identities: frozenset[str], deny: DenyEntry) -> str:
     where = deny.record.properties.scope or "/"
     if principal in deny.principals:
         whom = "the principal"
@@ -409,9 +436,9 @@ def _reason_denied(
     request: AccessRequest,
     principal: str,
     identities: frozenset[str],
-    blocking: list[DenyHit],
+    blocking: list[tuple[int, DenyEntry]],
 ) -> str:
-    first = _deny_phrase(ix, principal, identities, blocking[0])
+    first = _deny_phrase(ix, principal, identities, blocking[0][1])
     more = _more(len(blocking), "deny assignment")
     return (
         f"Denied: {first} blocks {_operation(request)}{more}; "
@@ -447,13 +474,13 @@ def _reason_conditional(
     unknown = "the request's attributes" if request.attributes is None else "this request"
     grant = _grant_phrase(ix, principal, grants[0])
     if grants[0].value is True:
-        deny = _deny_phrase(ix, principal, identities, denies[0])
+        deny = _deny_phrase(ix, principal, identities, denies[0].deny)
         return (
             f"Conditional: {grant} grants {_operation(request)}, but {deny} blocks it where its "
             f"condition holds, which cannot be decided from {unknown}."
         )
     if denies:
-        deny = _deny_phrase(ix, principal, identities, denies[0])
+        deny = _deny_phrase(ix, principal, identities, denies[0].deny)
         return (
             f"Conditional: {grant} grants {_operation(request)} only where its condition holds, "
             f"and {deny} blocks it where its condition holds; neither can be decided from "

@@ -23,15 +23,13 @@ from auditor.estate.roles import role_guid
 from auditor.estate.snapshot import Snapshot
 from auditor.model.access import ALL_PRINCIPALS_ID
 
-__all__ = ["AssignmentEntry", "DenyEntry", "Indexes", "Levels", "OpPlan"]
+__all__ = ["AssignmentEntry", "DenyEntry", "DenyLevel", "Indexes", "Levels", "OpPlan"]
 
 _intern = sys.intern
 _LEVELS_LIMIT = 1 << 17
 _PLANS_LIMIT = 4096
 _BUCKET_TUPLE_MAX = 16
 """A (scope, principal) bucket grows as a tuple up to this many assignments, then as a list."""
-
-DenyCandidates = tuple[tuple["DenyEntry", tuple[CompiledPermission, ...]], ...]
 
 
 _FREEZE_AFTER = 200_000
@@ -119,6 +117,8 @@ class DenyEntry:
     """The deny's permissions and conditions as plain data: equal shapes deny the same."""
     shape_id: int = -1
     """A small number per distinct :attr:`shape` of the snapshot (set by the indexes)."""
+    position: int = -1
+    """Its place in the snapshot's ``denyAssignments`` (set by the indexes)."""
 
     def __post_init__(self) -> None:
         self.sort_key = self.id.lower()
@@ -163,7 +163,21 @@ class OpPlan:
     operation: str
     data: bool
     roles: dict[str, tuple[CompiledPermission, ...]]
-    denies: dict[str, DenyCandidates]
+    denies: dict[str, DenyLevel]
+
+
+class DenyLevel(msgspec.Struct, frozen=True, gc=False):
+    """The deny assignments at one scope with a permission matching one operation, sorted by what
+    a decision must still ask of them (each group in snapshot order)."""
+
+    everyone: tuple[DenyEntry, ...]
+    """Unconditioned, naming every principal, excluding none: they block whoever asks (at the
+    scope and below)."""
+    everyone_here: tuple[DenyEntry, ...]
+    """The same with ``doNotApplyToChildScopes``: they block at the scope itself only."""
+    others: tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
+    """The rest, with their matching permissions: naming, exclusions and conditions are judged
+    per request."""
 
 
 def is_all_principals(principal: PrincipalRecord) -> bool:
@@ -313,6 +327,7 @@ class Indexes:
                 cond=make_cond(props.condition, props.conditionVersion),
             )
             entry.shape_id = shapes.setdefault(entry.shape, len(shapes))
+            entry.position = len(self.denies)
             self.denies.append(entry)
             self.deny_by_scope.setdefault(scope, []).append(entry)
             for key in entry.principals:
@@ -398,26 +413,41 @@ class Indexes:
     def _plan(self, operation: str, data: bool) -> OpPlan:
         # deny assignments of equal shape match alike: match each shape once
         matching: dict[int, tuple[int, ...]] = {}
-        denies: dict[str, list[tuple[DenyEntry, tuple[CompiledPermission, ...]]]] = {}
+        everyone: dict[str, list[DenyEntry]] = {}
+        everyone_here: dict[str, list[DenyEntry]] = {}
+        others: dict[str, list[tuple[DenyEntry, tuple[CompiledPermission, ...]]]] = {}
         for deny in self.denies:
             picked = matching.get(deny.shape_id)
             if picked is None:
                 picked = matching[deny.shape_id] = tuple(
                     i for i, p in enumerate(deny.permissions) if p.matches(operation, data)
                 )
-            if picked:
-                perms = deny.permissions
-                found = (deny, tuple(perms[i] for i in picked))
-                level = denies.get(deny.scope)
-                if level is None:
-                    denies[deny.scope] = [found]
-                else:
-                    level.append(found)
+            if not picked:
+                continue
+            perms = tuple(deny.permissions[i] for i in picked)
+            if (
+                deny.everyone
+                and not deny.excluded
+                and not deny.excludes_everyone
+                and deny.cond is None
+                and any(p.cond is None for p in perms)
+            ):
+                group = everyone_here if deny.at_scope_only else everyone
+                group.setdefault(deny.scope, []).append(deny)
+            else:
+                others.setdefault(deny.scope, []).append((deny, perms))
         return OpPlan(
             operation,
             data,
             self.catalogue.per_operation(operation, data),
-            {level: tuple(found) for level, found in denies.items()},
+            {
+                level: DenyLevel(
+                    tuple(everyone.get(level, ())),
+                    tuple(everyone_here.get(level, ())),
+                    tuple(others.get(level, ())),
+                )
+                for level in everyone.keys() | everyone_here.keys() | others.keys()
+            },
         )
 
     @property

@@ -202,11 +202,15 @@ def who(ix: Indexes, action: str, scope: str, data_action: bool = False) -> WhoR
 PatternStatus = Literal["granted", "partlyBlocked", "blocked"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class HeldPattern:
     """One operation glob a permission grants, and what deny assignments make of it:
     ``blocked`` (an unconditioned deny covers it), ``partlyBlocked`` (a deny covers part of it, or
-    all of it only where a condition holds), ``granted``."""
+    all of it only where a condition holds), ``granted``.
+
+    Read-only by convention, like :class:`HeldPermission` and :class:`Holding` (not frozen: a
+    what-can answer builds dozens, and a frozen dataclass costs several times more to build;
+    answers share them, so changing one would change other answers)."""
 
     pattern: str
     dataAction: bool
@@ -222,8 +226,10 @@ class HeldPattern:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class HeldPermission:
+    """One permission entry of a held role, its globs judged (read-only by convention)."""
+
     index: int
     actions: tuple[str, ...]
     notActions: tuple[str, ...]
@@ -243,9 +249,9 @@ class HeldPermission:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Holding:
-    """A role a principal holds through one assignment."""
+    """A role a principal holds through one assignment (read-only by convention)."""
 
     roleAssignmentId: str
     scope: str
@@ -374,39 +380,204 @@ def held_permission(perm: CompiledPermission, denies: tuple[DenyEntry, ...]) -> 
     )
 
 
-def _held(ix: Indexes, guid: str, denies: tuple[DenyEntry, ...]) -> tuple[HeldPermission, ...]:
-    cache = ix.query_cache
-    key = ("held", guid, denies)
-    hit: tuple[HeldPermission, ...] | None = cache.get(key)
-    if hit is None:
-        role = ix.catalogue.role(guid)
-        perms = role.permissions if role is not None else ()
-        hit = tuple(held_permission(p, denies) for p in perms)
-        if len(cache) > 65536:
-            cache.clear()
-        cache[key] = hit
-    return hit
+_Glob = tuple[str, bool]
+"""A glob and its plane (True: data actions)."""
+_MEMO_KEY = "what"
+_LEVELS_LIMIT = 1 << 15
+_JUDGES_LIMIT = 1 << 12
+_JUDGED_LIMIT = 1 << 15
+_UNKNOWN_ROLE: tuple[tuple[CompiledPermission, ...], tuple[_Glob, ...]] = ((), ())
+
+
+class _Judge:
+    """What one tuple of deny assignments makes of the globs roles grant: ``affected`` holds the
+    :class:`HeldPattern` of each glob they touch (every other one is ``granted``, as
+    :func:`pattern_status` has it), ``held`` the held permissions of each role under them (filled
+    as roles are met)."""
+
+    __slots__ = ("affected", "held")
+
+    def __init__(self, affected: dict[_Glob, HeldPattern]) -> None:
+        self.affected = affected
+        self.held: dict[str, tuple[HeldPermission, ...]] = {}
+
+
+class _Level:
+    """A scope key as what-can uses it: its depth, the deny assignments that apply there by their
+    scope alone (:func:`denies_near`), and the judge of those that apply to a principal that no deny
+    assignment names or excludes (the ones for everyone)."""
+
+    __slots__ = ("depth", "judge", "near")
+
+    def __init__(self, depth: int, near: tuple[DenyEntry, ...], judge: _Judge) -> None:
+        self.depth = depth
+        self.near = near
+        self.judge = judge
+
+
+class _WhatMemo:
+    """The memo of the what-can queries of one :class:`Indexes` (in its ``query_cache``, made on
+    the first query). Equal tuples of deny assignments share one judge, so a role is judged once
+    per distinct tuple, and a role that no deny touches shares one answer everywhere. Levels and
+    judges are dropped together when there are ``_LEVELS_LIMIT`` levels, ``_JUDGES_LIMIT`` judges
+    or ``_JUDGED_LIMIT`` judged roles, so the memory stays bounded (some 15 MB after a thousand
+    principals of the million-assignment estate, under 30 MB at most).
+
+    Nothing is built up front: the first query costs a few milliseconds more."""
+
+    def __init__(self, ix: Indexes) -> None:
+        self.levels: dict[str, _Level] = {}
+        self.judges: dict[tuple[DenyEntry, ...], _Judge] = {}
+        self.judged = 0
+        self.nears: dict[tuple[DenyEntry, ...], tuple[DenyEntry, ...]] = {}
+        """Equal ``near`` tuples of levels, shared."""
+        self.granted: dict[_Glob, HeldPattern] = {}
+        """Per glob a role grants: its :class:`HeldPattern` where no deny touches it."""
+        self.roles: dict[str, tuple[tuple[CompiledPermission, ...], tuple[_Glob, ...]]] = {}
+        """Per role GUID of the catalogue: its permissions and its distinct globs."""
+        self.base: dict[str, tuple[HeldPermission, ...]] = {}
+        """Per role GUID: its held permissions where no deny touches any of its globs."""
+        self.names: dict[str, str] = {}
+        self.tables: dict[DenyEntry, tuple[tuple[_Glob, int], ...]] = {}
+        """Per deny assignment: the globs of :attr:`granted` it touches, with the verdict."""
+        self._shape_tables: dict[tuple[object, ...], tuple[tuple[_Glob, int], ...]] = {}
+        for guid, role in ix.catalogue.roles.items():
+            globs: dict[_Glob, None] = {}
+            for perm in role.permissions:
+                for data in (False, True):
+                    for pattern in perm.patterns(data):
+                        glob = (pattern, data)
+                        globs[glob] = None
+                        if glob not in self.granted:
+                            self.granted[glob] = HeldPattern(pattern, data, "granted", ())
+            self.roles[guid] = (role.permissions, tuple(globs))
+
+    def level(self, ix: Indexes, key: str) -> _Level:
+        hit = self.levels.get(key)
+        if hit is None:
+            chain = ix.scopes.chain(key)
+            found: list[DenyEntry] = []
+            by_scope = ix.deny_by_scope
+            if by_scope:
+                for distance, level in enumerate(chain):
+                    for deny in by_scope.get(level, ()):
+                        if not (distance and deny.at_scope_only):
+                            found.append(deny)
+            near = tuple(found)
+            near = self.nears.setdefault(near, near)
+            everyone = tuple(d for d in near if d.everyone and not d.excludes_everyone)
+            hit = _Level(len(chain), near, self.judge(everyone))
+            if len(self.levels) >= _LEVELS_LIMIT:
+                self.trim()
+            self.levels[key] = hit
+        return hit
+
+    def trim(self) -> None:
+        """Drop the levels and judges (what a query holds stays valid)."""
+        self.levels.clear()
+        self.judges.clear()
+        self.nears.clear()
+        self.judged = 0
+
+    def judge(self, denies: tuple[DenyEntry, ...]) -> _Judge:
+        hit = self.judges.get(denies)
+        if hit is None:
+            full: dict[_Glob, list[str]] = {}
+            partial: dict[_Glob, list[str]] = {}
+            for deny in denies:
+                table = self.tables.get(deny)
+                if table is None:
+                    table = self.table(deny)
+                for glob, verdict in table:
+                    (full if verdict == _FULL else partial).setdefault(glob, []).append(deny.id)
+            affected: dict[_Glob, HeldPattern] = {}
+            shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+            for (pattern, data), ids in partial.items():
+                by = tuple(dict.fromkeys(ids))
+                by = shared.setdefault(by, by)
+                affected[(pattern, data)] = HeldPattern(pattern, data, "partlyBlocked", by)
+            for (pattern, data), ids in full.items():
+                by = tuple(dict.fromkeys(ids))
+                by = shared.setdefault(by, by)
+                affected[(pattern, data)] = HeldPattern(pattern, data, "blocked", by)
+            if len(self.judges) >= _JUDGES_LIMIT:
+                self.trim()
+            hit = self.judges[denies] = _Judge(affected)
+        return hit
+
+    def table(self, deny: DenyEntry) -> tuple[tuple[_Glob, int], ...]:
+        """The globs of :attr:`granted` that ``deny`` touches, each with its verdict
+        (:func:`_deny_verdict`, so by the deny's shape)."""
+        hit = self.tables.get(deny)
+        if hit is None:
+            hit = self._shape_tables.get(deny.shape)
+            if hit is None:
+                found = []
+                for glob in self.granted:
+                    verdict = _deny_verdict(deny, glob[0], glob[1])
+                    if verdict != _NONE:
+                        found.append((glob, verdict))
+                hit = self._shape_tables[deny.shape] = tuple(found)
+            self.tables[deny] = hit
+        return hit
+
+    def held(self, judge: _Judge, guid: str) -> tuple[HeldPermission, ...]:
+        """The held permissions of role ``guid`` under ``judge`` (what :func:`held_permission`
+        makes of each permission with the judge's deny assignments)."""
+        hit = judge.held.get(guid)
+        if hit is None:
+            perms, globs = self.roles.get(guid, _UNKNOWN_ROLE)
+            affected = judge.affected
+            if affected and not affected.keys().isdisjoint(globs):
+                hit = tuple(self._judged(perm, affected) for perm in perms)
+            else:
+                hit = self.base.get(guid)
+                if hit is None:
+                    hit = self.base[guid] = tuple(self._judged(p, affected) for p in perms)
+            judge.held[guid] = hit
+            self.judged += 1
+            if self.judged >= _JUDGED_LIMIT:
+                self.trim()
+        return hit
+
+    def _judged(
+        self, perm: CompiledPermission, affected: dict[_Glob, HeldPattern]
+    ) -> HeldPermission:
+        granted = self.granted
+        patterns = []
+        for data in (False, True):
+            for pattern in perm.patterns(data):
+                glob = (pattern, data)
+                held = affected.get(glob)
+                patterns.append(granted[glob] if held is None else held)
+        return HeldPermission(
+            perm.index,
+            perm.actions,
+            perm.notActions,
+            perm.dataActions,
+            perm.notDataActions,
+            perm.condition,
+            tuple(patterns),
+        )
+
+    def name(self, ix: Indexes, guid: str) -> str:
+        hit = self.names.get(guid)
+        if hit is None:
+            hit = self.names[guid] = ix.catalogue.name(guid)
+        return hit
+
+
+def _memo(ix: Indexes) -> _WhatMemo:
+    memo: _WhatMemo | None = ix.query_cache.get(_MEMO_KEY)
+    if memo is None:
+        memo = ix.query_cache[_MEMO_KEY] = _WhatMemo(ix)
+    return memo
 
 
 def denies_near(ix: Indexes, key: str) -> tuple[DenyEntry, ...]:
     """Deny assignments that apply at scope key ``key`` by their scope alone (at it, or above it
     without ``doNotApplyToChildScopes``), whoever they name (cached)."""
-    cache = ix.query_cache
-    memo = ("near", key)
-    hit: tuple[DenyEntry, ...] | None = cache.get(memo)
-    if hit is None:
-        found: list[DenyEntry] = []
-        by_scope = ix.deny_by_scope
-        if by_scope:
-            for distance, level in enumerate(ix.scopes.chain(key)):
-                for deny in by_scope.get(level, ()):
-                    if not (distance and deny.at_scope_only):
-                        found.append(deny)
-        hit = tuple(found)
-        if len(cache) > 65536:
-            cache.clear()
-        cache[memo] = hit
-    return hit
+    return _memo(ix).level(ix, key).near
 
 
 def what(ix: Indexes, principal_id: str, scope: str | None = None) -> WhatResult:
@@ -415,81 +586,98 @@ def what(ix: Indexes, principal_id: str, scope: str | None = None) -> WhatResult
     With ``scope``: the assignments that apply there (at the scope or above), with the deny
     assignments that apply at ``scope``. Without: every assignment, each judged against the deny
     assignments that apply at its own scope.
+
+    Each glob is judged as :func:`held_permission` does; the judgements are memoised per tuple of
+    deny assignments (see :class:`_WhatMemo`).
     """
     principal = principal_id.lower()
     directory = ix.directory
-    catalogue = ix.catalogue
-    tree = ix.scopes
+    memo = _memo(ix)
     identities = directory.identities(principal)
-    chain: tuple[str, ...] | None = None
-    if scope is not None:
-        _key, chain = tree.resolve(scope)
     named: set[DenyEntry] = set()
     excluded: set[DenyEntry] = set()
     for identity in identities:
         named.update(ix.deny_naming.get(identity, ()))
         excluded.update(ix.deny_excluding.get(identity, ()))
-    deny_cache: dict[tuple[DenyEntry, ...], tuple[DenyEntry, ...]] = {(): ()}
-    cache = ix.query_cache
+    special = named | excluded
+    own: dict[str, _Judge] = {}
 
-    def denies_at(key: str) -> tuple[DenyEntry, ...]:
-        near = cache.get(("near", key))
-        if near is None:
-            near = denies_near(ix, key)
-        hit = deny_cache.get(near)
+    def judge_at(key: str, at: _Level) -> _Judge:
+        """The judge of the deny assignments that apply to this principal at ``key``."""
+        if not special or special.isdisjoint(at.near):
+            return at.judge
+        hit = own.get(key)
         if hit is None:
-            if named or excluded:
-                hit = tuple(
+            hit = own[key] = memo.judge(
+                tuple(
                     d
-                    for d in near
+                    for d in at.near
                     if (d.everyone or d in named) and not (d.excludes_everyone or d in excluded)
                 )
-            else:
-                hit = tuple(d for d in near if d.everyone and not d.excludes_everyone)
-            deny_cache[near] = hit
+            )
         return hit
 
-    rows: list[tuple[int, str, str, AssignmentEntry, str]] = []
+    # (depth, scope key, assignment id, position, holding): sorted by the ids' case-folded order
+    # within a scope, equal ids in the order met
+    rows: list[tuple[int, str, str, int, Holding]] = []
+    append = rows.append
     by_principal = ix.by_principal
+    levels = memo.levels
+    names = memo.names
+    chain: tuple[str, ...] = ()
+    scoped: _Judge | None = None  # with a scope: the judge at it, once an assignment applies
+    if scope is not None:
+        _key, chain = ix.scopes.resolve(scope)
     for identity in identities:
         scopes = by_principal.get(identity)
         if not scopes:
             continue
+        via: tuple[tuple[str, ...], tuple[str, ...]] | None = None
         for level, bucket in scopes.items():
-            if chain is not None:
+            if chain:
                 if level not in chain:
                     continue
                 order = len(chain) - chain.index(level)
+                if scoped is None:
+                    scoped = judge_at(chain[0], memo.level(ix, chain[0]))
+                judge = scoped
             else:
-                order = tree.depth(level)
+                at = levels.get(level)
+                if at is None:
+                    at = memo.level(ix, level)
+                order = at.depth
+                judge = at.judge
+                if special and not special.isdisjoint(at.near):
+                    judge = judge_at(level, at)
+            if via is None:
+                path = directory.group_path(principal, identity)
+                via = (
+                    tuple(directory.display(k) for k in path),
+                    tuple(directory.name(k) for k in path),
+                )
+            shown, shown_names = via
+            judged = judge.held
             for entry in bucket:
-                rows.append((order, level, (entry.record.id or "").lower(), entry, identity))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    vias: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-    holdings: list[Holding] = []
-    for _order, level, _id, entry, identity in rows:
-        denies = denies_at(chain[0] if chain is not None else level)
-        via = vias.get(identity)
-        if via is None:
-            path = directory.group_path(principal, identity)
-            via = vias[identity] = (
-                tuple(directory.display(k) for k in path),
-                tuple(directory.name(k) for k in path),
-            )
-        held = cache.get(("held", entry.role, denies))
-        if held is None:
-            held = _held(ix, entry.role, denies)
-        props = entry.record.properties
-        holdings.append(
-            Holding(
-                entry.record.id or "",
-                props.scope or "/",
-                props.roleDefinitionId or "",
-                catalogue.name(entry.role),
-                via[0],
-                via[1],
-                None if entry.cond is None else entry.cond.text,
-                held,
-            )
-        )
-    return WhatResult(principalId=principal_id, scope=scope, holdings=tuple(holdings))
+                guid = entry.role
+                held = judged.get(guid)
+                if held is None:
+                    held = memo.held(judge, guid)
+                name = names.get(guid)
+                if name is None:
+                    name = memo.name(ix, guid)
+                record = entry.record
+                props = record.properties
+                rid = record.id or ""
+                holding = Holding(
+                    rid,
+                    props.scope or "/",
+                    props.roleDefinitionId or "",
+                    name,
+                    shown,
+                    shown_names,
+                    None if entry.cond is None else entry.cond.text,
+                    held,
+                )
+                append((order, level, rid.lower(), len(rows), holding))
+    rows.sort()
+    return WhatResult(principal_id, scope, tuple([row[4] for row in rows]))
