@@ -31,15 +31,28 @@ class Directory:
         self._members: dict[str, list[str]] | None = None
         self._transitive: dict[str, dict[str, str]] = {}
         self._paths: dict[tuple[str, str], tuple[str, ...]] = {}
+        add = self.add
+        entries = self._entries
+        member_of = self._member_of
+        keys: dict[str, str] = {}  # group ids repeat (and the loader shares them)
         for record in principals:
-            if record.id is None:
+            raw = record.id
+            if raw is None:
                 continue
-            key = self.add(record.id)
-            self._entries.setdefault(key, record)
+            key = add(raw)
+            if key not in entries:
+                entries[key] = record
             if record.memberOf:
-                groups = tuple(dict.fromkeys(self.add(g) for g in record.memberOf))
-                previous = self._member_of.get(key, ())
-                self._member_of[key] = tuple(dict.fromkeys(previous + groups))
+                groups: list[str] = []
+                for raw in record.memberOf:
+                    group = keys.get(raw)
+                    if group is None:
+                        group = keys[raw] = add(raw)
+                    groups.append(group)
+                previous = member_of.get(key)
+                if previous:
+                    groups[:0] = previous
+                member_of[key] = tuple(dict.fromkeys(groups)) if len(groups) > 1 else (groups[0],)
 
     # -- ids
 
