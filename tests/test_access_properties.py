@@ -252,7 +252,9 @@ def test_casing_of_ids_does_not_matter(estate: Estate, seed: int) -> None:
     before = [_summary(d) for d in decisions(estate.engine())]
     recased = _recased(estate, rng).engine()
     requests = [
-        replace(r, principalId=_recase(r.principalId, rng), scope=_recase(r.scope, rng))
+        msgspec.structs.replace(
+            r, principalId=_recase(r.principalId, rng), scope=_recase(r.scope, rng)
+        )
         for r in REQUESTS
     ]
     assert [_summary(d) for d in recased.check_many(requests)] == before

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import msgspec
+
 from auditor.access.catalogue import CompiledPermission
 from auditor.access.decision import AccessRequest, Verdict, decide
 from auditor.access.directory import Directory
@@ -30,10 +32,11 @@ __all__ = [
 # ------------------------------------------------------------------------------------------ who
 
 
-@dataclass(frozen=True, slots=True)
-class WhoPath:
+class WhoPath(msgspec.Struct, frozen=True, gc=False):
     """One way a principal reaches a grant: ``via`` is the membership path principal -> ... ->
-    assignee (ids as first seen; just the principal for a direct assignment)."""
+    assignee (ids as first seen; just the principal for a direct assignment). Like
+    :class:`WhoEntry`, a frozen ``msgspec`` Struct, cheap to build and not tracked by the garbage
+    collector (an answer holds thousands)."""
 
     roleAssignmentId: str
     roleDefinitionId: str
@@ -55,8 +58,7 @@ class WhoPath:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class WhoEntry:
+class WhoEntry(msgspec.Struct, frozen=True, gc=False):
     """A principal that may (``allowed``), might (``conditional``) or would but for a deny
     (``denied``) perform the operation."""
 
@@ -169,19 +171,22 @@ def who(ix: Indexes, action: str, scope: str, data_action: bool = False) -> WhoR
         # a blocked principal shows every grant the deny overrides; otherwise the grants that count
         granted = None if decision.decision == "denied" else {i.lower() for i in decision.grantedBy}
         hits = sorted(reached[key], key=lambda h: (h[0], len(h[2]), h[1].id.lower()))
-        paths = tuple(
-            WhoPath(
-                roleAssignmentId=entry.id,
-                roleDefinitionId=entry.record.properties.roleDefinitionId or "",
-                roleName=catalogue.name(entry.role),
-                scope=entry.record.properties.scope or "/",
-                via=show(path)[0],
-                viaNames=show(path)[1],
-                condition=None if entry.cond is None else entry.cond.text,
+        paths: list[WhoPath] = []
+        for _d, entry, path in hits:
+            if granted is not None and entry.id.lower() not in granted:
+                continue
+            via, via_names = show(path)
+            paths.append(
+                WhoPath(
+                    roleAssignmentId=entry.id,
+                    roleDefinitionId=entry.record.properties.roleDefinitionId or "",
+                    roleName=catalogue.name(entry.role),
+                    scope=entry.record.properties.scope or "/",
+                    via=via,
+                    viaNames=via_names,
+                    condition=None if entry.cond is None else entry.cond.text,
+                )
             )
-            for _d, entry, path in hits
-            if granted is None or entry.id.lower() in granted
-        )
         entry_record = directory.entry(key)
         entries.append(
             WhoEntry(
@@ -189,7 +194,7 @@ def who(ix: Indexes, action: str, scope: str, data_action: bool = False) -> WhoR
                 displayName=entry_record.displayName if entry_record else None,
                 type=_principal_type(ix, key, type_hint.get(key)),
                 decision=decision.decision,
-                paths=paths,
+                paths=tuple(paths),
                 deniedBy=decision.deniedBy,
                 conditions=decision.conditions,
             )
