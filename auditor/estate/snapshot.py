@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from auditor.errors import InputError
@@ -109,13 +110,56 @@ def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
     return loads_snapshot(read_input(name, what="snapshot file"), source=name)
 
 
+class _Sections(msgspec.Struct, forbid_unknown_fields=True):
+    """The top level of a snapshot split in one pass, the role assignments into their items."""
+
+    snapshotVersion: msgspec.Raw | UnsetType = UNSET
+    collectedAt: msgspec.Raw | UnsetType = UNSET
+    tenantId: msgspec.Raw | UnsetType = UNSET
+    hierarchy: msgspec.Raw | UnsetType = UNSET
+    principals: msgspec.Raw | UnsetType = UNSET
+    roleDefinitions: msgspec.Raw | UnsetType = UNSET
+    roleAssignments: list[msgspec.Raw] | UnsetType = UNSET
+    denyAssignments: msgspec.Raw | UnsetType = UNSET
+    clusters: msgspec.Raw | UnsetType = UNSET
+    domains: msgspec.Raw | UnsetType = UNSET
+    healthEvents: msgspec.Raw | UnsetType = UNSET
+    devTooling: msgspec.Raw | UnsetType = UNSET
+
+
+class _Retry(Exception):
+    """The one-pass split met something only the general path handles (or reports)."""
+
+
 def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
     """Validate snapshot JSON bytes (see :func:`load_snapshot`).
 
     ``data`` may be a view of a memory map (:func:`~auditor.estate._files.read_input`); its pages
     are then given back as the sections are decoded.
+
+    A snapshot with only the known top-level keys is split in one pass, the role assignments
+    straight into their items; anything else (unknown keys or fields, an error to report) takes the
+    general path, which reads the top level as it comes and names the first problem in file order.
     """
-    top = _decode_top(data, source)
+    try:
+        sections = msgspec.json.decode(data, type=_Sections)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        sections = None
+    if sections is not None:
+        top: dict[str, Any] = {}
+        for name in _Sections.__struct_fields__:
+            value = getattr(sections, name)
+            if value is not UNSET:
+                top[name] = value
+        del sections
+        try:
+            return _from_sections(top, data, source)
+        except (_Retry, InputError):
+            del top
+    return _from_sections(_decode_top(data, source), data, source)
+
+
+def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapshot:
     pager = Pager.of(data)
     if pager is not None:
         pager.release_all()
@@ -131,6 +175,8 @@ def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
                 )
         elif key in ("collectedAt", "tenantId"):
             setattr(snap, key, _scalar(raw, str | None, source, key))
+        elif isinstance(raw, list):  # items split in one pass (role assignments)
+            snap.roleAssignments = _decode_parts(key, raw, pager)
         elif key in BULK_SECTIONS:
             records, preserved = _decode_bulk(key, raw, source, pager)
             setattr(snap, key, records)
@@ -221,8 +267,19 @@ def _decode_bulk(
     return _decode_bulk_keeping_unknown(key, cls, raw, source)
 
 
-def _decode_chunked(key: str, cls: type[Any], raw: msgspec.Raw, pager: Pager | None) -> list[Any]:
-    parts = msgspec.json.decode(raw, type=list[msgspec.Raw])
+def _decode_parts(key: str, parts: list[msgspec.Raw], pager: Pager | None) -> list[Any]:
+    """A bulk section from its items; an item the records refuse (an unknown field, an error to
+    report with its path) sends the whole load down the general path."""
+    try:
+        return _decode_chunked(key, BULK_SECTIONS[key], parts, pager)
+    except msgspec.ValidationError:
+        raise _Retry from None
+
+
+def _decode_chunked(
+    key: str, cls: type[Any], raw: msgspec.Raw | list[msgspec.Raw], pager: Pager | None
+) -> list[Any]:
+    parts = raw if isinstance(raw, list) else msgspec.json.decode(raw, type=list[msgspec.Raw])
     # one item at a time: cheaper than joining each chunk's items into a new JSON array
     decode = msgspec.json.Decoder(cls).decode
     records: list[Any] = []
