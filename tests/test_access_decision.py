@@ -780,3 +780,30 @@ def test_check_accepts_json_objects_and_check_many_keeps_order() -> None:
         AccessRequest("alice", VM_WRITE, SUB),
     ]
     assert [d.decision for d in eng.check_many(requests)] == ["allowed", "notGranted", "notGranted"]
+
+
+def test_remembered_deny_reasons_follow_the_operation_count_and_naming() -> None:
+    """Reasons for a deny naming every principal are remembered per deny, count and operation;
+    a deny naming the principal or its group is never answered from that memo."""
+    eng = engine(
+        principals=[user("u"), user("v", "g"), group("g", name="Ops")],
+        assignments=[ra("a1", "u", OWNER, SUB), ra("a2", "v", OWNER, SUB)],
+        denies=[
+            deny("all", SUB, actions=["Cloud.Compute/*"]),
+            deny("second", SUB, actions=["Cloud.Compute/virtualMachines/delete"]),
+            deny("ops", SUB, actions=["Cloud.Network/*"], principals=["g"]),
+        ],
+    )
+    write = check(eng, "u", VM_WRITE, VM)
+    again = check(eng, "v", VM_WRITE, VM)
+    other = check(eng, "u", "Cloud.Compute/virtualMachines/delete", VM)
+    data = check(eng, "u", VM_WRITE, VM, data=True)
+    group_deny = check(eng, "v", "Cloud.Network/virtualNetworks/write", VM)
+    for_u = check(eng, "u", "Cloud.Network/virtualNetworks/write", VM)
+    assert write.reason == again.reason and VM_WRITE in write.reason
+    assert "naming all principals" in write.reason and "more deny" not in write.reason
+    assert "Cloud.Compute/virtualMachines/delete" in other.reason
+    assert "1 more deny assignment also applies" in other.reason
+    assert data.decision == "notGranted"
+    assert group_deny.decision == "denied" and "its group 'Ops'" in group_deny.reason
+    assert for_u.decision == "allowed"

@@ -437,8 +437,31 @@ def _reason_denied(
     identities: frozenset[str],
     blocking: list[tuple[int, DenyEntry]],
 ) -> str:
-    first = _deny_phrase(ix, principal, identities, blocking[0][1])
-    more = _more(len(blocking), "deny assignment")
+    deny = blocking[0][1]
+    if deny.principals and not deny.principals.isdisjoint(identities):
+        return _denied_text(ix, request, principal, identities, deny, len(blocking))
+    # naming every principal (the common case): the text depends on the deny and the operation
+    key = (deny, len(blocking), request.action, request.dataAction)
+    reasons = ix.reasons
+    hit = reasons.get(key)
+    if hit is None:
+        hit = _denied_text(ix, request, principal, identities, deny, len(blocking))
+        if len(reasons) >= 65536:
+            reasons.clear()
+        reasons[key] = hit
+    return hit
+
+
+def _denied_text(
+    ix: Indexes,
+    request: AccessRequest,
+    principal: str,
+    identities: frozenset[str],
+    deny: DenyEntry,
+    count: int,
+) -> str:
+    first = _deny_phrase(ix, principal, identities, deny)
+    more = _more(count, "deny assignment")
     return (
         f"Denied: {first} blocks {_operation(request)}{more}; "
         "deny assignments take precedence over every role assignment."

@@ -242,6 +242,8 @@ class Indexes:
         )
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
+        self.reasons: dict[Any, str] = {}
+        """Memo of reason texts that depend only on the deny or grant and the operation."""
         self._plans: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
         """Operation plans by the action as requested, control plane then data plane."""
         self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
