@@ -379,3 +379,75 @@ def test_chain_matches_its_definition(hierarchy: list[tuple[str, str]], keys: li
     for scope in keys + [k + "/rg/x" for k in keys] + [s for pair in hierarchy for s in pair]:
         key = tree.add(scope)
         assert tree.chain(key) == _reference_chain(tree, key), key
+
+
+_ROOTS = st.sampled_from(
+    [
+        "",
+        "/subscriptions/s1",
+        "/SUBSCRIPTIONS/s1",
+        "/subscriptions/s2",
+        "/providers/Cloud.Management/managementGroups/m1",
+        "/providers/Cloud.Management/managementGroups/m2",
+    ]
+)
+_PLAIN_SCOPES = st.tuples(_ROOTS, st.lists(_SEGMENTS, max_size=4)).map(
+    lambda rs: (rs[0] + "".join("/" + s for s in rs[1])) or "/"
+)
+_PLAIN_HIERARCHY = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "/subscriptions/s1",
+                "/subscriptions/s2",
+                "/providers/Cloud.Management/managementGroups/m1",
+                "/providers/Cloud.Management/managementGroups/m2",
+            ]
+        ),
+        st.sampled_from(
+            [
+                "/",
+                "/providers/Cloud.Management/managementGroups/m1",
+                "/providers/Cloud.Management/managementGroups/m2",
+            ]
+        ),
+    ),
+    max_size=4,
+)
+
+
+@given(
+    st.lists(_PLAIN_SCOPES, max_size=8),
+    st.lists(_PLAIN_SCOPES, max_size=3),
+    _PLAIN_HIERARCHY,
+    st.lists(_PLAIN_SCOPES, min_size=1, max_size=8),
+)
+def test_levels_prepared_at_index_time_match_the_full_chain(
+    assigned: list[str],
+    denied: list[str],
+    hierarchy: list[tuple[str, str]],
+    requested: list[str],
+) -> None:
+    """With a plain hierarchy (cycles among management groups included) the levels of every
+    scope holding assignments are prepared when the indexes are built, each from its nearest
+    anchor above; they are the levels of the full chain."""
+    from auditor.access.indexes import Indexes
+    from tests.test_access_support import build, deny, ra
+
+    snapshot = build(
+        assignments=[ra(f"a{i}", "u", OWNER, s) for i, s in enumerate(assigned)],
+        denies=[deny(f"d{i}", s, actions=["*"]) for i, s in enumerate(denied)],
+        hierarchy=hierarchy,
+    )
+    ix = Indexes(snapshot)
+    assert ix.scopes.plain_hierarchy
+    tables = {id(table): level for level, table in ix.at_scope.items()}
+    for scope in requested + assigned + [s + "/a/b" for s in assigned]:
+        levels = ix.levels(scope)
+        base = levels.base
+        grants = [(tables[id(table)], base == height) for table, height in levels.grant_levels]
+        denies = [(level, base == height) for level, height in levels.deny_levels]
+        assert (grants, denies) == _reference_levels(ix, scope), scope
+    for key, prepared in ix._levels_by_key.items():
+        chain = ix.scopes.chain(key)
+        assert prepared.base == len(chain) - 1, key

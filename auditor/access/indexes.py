@@ -39,6 +39,10 @@ _YOUNG_THRESHOLD = 50_000
 _frozen = False
 
 
+def _depth(key: str) -> int:
+    return key.count("/")
+
+
 def _settle(assignments: int) -> None:
     """After a build: a small estate's buckets (tuples of untracked entries) are untracked by one
     young collection. A large estate's snapshot and indexes, millions of objects that live as long
@@ -240,6 +244,7 @@ class Indexes:
             | frozenset(self.scopes.hierarchy_keys())
             | {ROOT}
         )
+        self._prepare_levels()
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
         self.reasons: dict[Any, str] = {}
@@ -358,30 +363,71 @@ class Indexes:
         hit = self._levels.get(scope)
         if hit is None:
             key = scope_key(scope)
-            anchor = key
-            interesting = self._interesting
-            slashes = -1
-            while anchor not in interesting:
-                # a management group or subscription: its parent comes from the hierarchy
-                if slashes < 0:
-                    slashes = anchor.count("/")
-                if (slashes == 2 and anchor.startswith(SUB_PREFIX)) or (
-                    slashes == 4 and anchor.startswith(MG_PREFIX)
-                ):
-                    break
-                cut = anchor.rfind("/")
-                if cut <= 0:
-                    anchor = ROOT
-                    break
-                anchor = anchor[:cut]
-                slashes -= 1
+            anchor, steps = self._anchor_of(key)
             hit = self._levels_at(anchor)
-            if anchor != key:
+            if steps:
                 hit = hit.seen_from_below()
             if len(self._levels) >= _LEVELS_LIMIT:
                 self._levels.clear()
             self._levels[scope] = hit
         return hit
+
+    def _anchor_of(self, key: str) -> tuple[str, int]:
+        """The nearest scope at or above ``key`` that holds assignments or is ``/``, a management
+        group or a subscription (whose parents come from the hierarchy), and how many ``/``
+        segments lie between them, walking up the id."""
+        anchor = key
+        interesting = self._interesting
+        slashes = -1
+        steps = 0
+        while anchor not in interesting:
+            if slashes < 0:
+                slashes = anchor.count("/")
+            if (slashes == 2 and anchor.startswith(SUB_PREFIX)) or (
+                slashes == 4 and anchor.startswith(MG_PREFIX)
+            ):
+                break
+            cut = anchor.rfind("/")
+            steps += 1
+            if cut <= 0:
+                return ROOT, steps
+            anchor = anchor[:cut]
+            slashes -= 1
+        return anchor, steps
+
+    def _prepare_levels(self) -> None:
+        """The :class:`Levels` of every scope that holds assignments, built once at index time,
+        parents first: below a subscription (or a management group) a scope's levels are its own
+        (if any) followed by those of its nearest anchor above, a tuple or two each. Skipped when
+        the hierarchy is not plain (see :attr:`ScopeTree.plain_hierarchy`): then each is walked
+        on its first request."""
+        if not self.scopes.plain_hierarchy:
+            return
+        known = self._levels_by_key
+        at_scope = self.at_scope
+        denied = self.deny_by_scope
+        pairs = self._level_pairs
+        for key in sorted(self._interesting, key=_depth):
+            if key in known:
+                continue
+            if key == ROOT or ScopeTree.is_hierarchy_level(key):
+                self._levels_at(key)
+                continue
+            cut = key.rfind("/")
+            anchor, steps = self._anchor_of(key[:cut]) if cut > 0 else (ROOT, 0)
+            above = known.get(anchor) or self._levels_at(anchor)
+            base = above.base + steps + 1
+            grants = above.grant_levels
+            table = at_scope.get(key)
+            if table is not None:
+                pair = pairs.get((key, base))
+                if pair is None:
+                    pair = pairs[(key, base)] = (table, base)
+                grants = (pair, *grants)
+            denies = above.deny_levels
+            if key in denied:
+                denies = ((key, base), *denies)
+            known[key] = Levels(grants, denies, base)
 
     def _levels_at(self, key: str) -> Levels:
         hit = self._levels_by_key.get(key)

@@ -83,6 +83,17 @@ class ScopeTree:
         """The casing first seen for ``key`` (the key itself if never seen)."""
         return self._display.get(key, key)
 
+    @property
+    def plain_hierarchy(self) -> bool:
+        """True when the hierarchy places only management groups and subscriptions, each under
+        ``/``, a management group or a subscription: then no id below a subscription is ever met
+        again above itself, and a scope's chain is its id's prefixes followed by the chain of the
+        nearest management group or subscription."""
+        return all(
+            _hierarchy_form(key) and (parent == ROOT or _hierarchy_form(parent))
+            for key, parent in self._parent_of.items()
+        )
+
     def hierarchy_keys(self) -> Iterable[str]:
         """The keys the snapshot's ``hierarchy`` places (their parents come from it)."""
         return self._parent_of.keys()
