@@ -235,6 +235,8 @@ class Indexes:
                 _settle(len(self.assignments))
         self._levels: dict[str, Levels] = {}
         self._levels_by_key: dict[str, Levels] = {}
+        self._below: dict[str, Levels] = {}
+        """The levels of scopes below a key that holds no assignment, by that key."""
         self._level_pairs: dict[
             tuple[str, int], tuple[dict[str, tuple[AssignmentEntry, ...]], int]
         ] = {}
@@ -363,10 +365,22 @@ class Indexes:
         hit = self._levels.get(scope)
         if hit is None:
             key = scope_key(scope)
-            anchor, steps = self._anchor_of(key)
-            hit = self._levels_at(anchor)
-            if steps:
-                hit = hit.seen_from_below()
+            if key in self._interesting:
+                hit = self._levels_at(key)
+            else:
+                # new resources come in siblings: their parent's answer is remembered
+                cut = key.rfind("/")
+                parent = key[:cut] if cut > 0 else ROOT
+                hit = self._below.get(parent)
+                if hit is None:
+                    anchor, steps = self._anchor_of(key)
+                    hit = self._levels_at(anchor)
+                    if steps:
+                        hit = hit.seen_from_below()
+                    if anchor not in (parent, key):
+                        if len(self._below) >= _LEVELS_LIMIT:
+                            self._below.clear()
+                        self._below[parent] = hit
             if len(self._levels) >= _LEVELS_LIMIT:
                 self._levels.clear()
             self._levels[scope] = hit
