@@ -22,8 +22,6 @@ MG_PREFIX = "/providers/cloud.management/managementgroups/"
 """How a management group's key starts (it has four ``/``)."""
 SUB_PREFIX = "/subscriptions/"
 """How a subscription's key starts (it has two ``/``), and every scope below it."""
-_MG_PREFIX = MG_PREFIX
-_SUB_PREFIX = SUB_PREFIX
 _CACHE_LIMIT = 1 << 18
 
 ScopeKind = Literal["root", "managementGroup", "subscription", "resourceGroup", "resource", "other"]
@@ -36,9 +34,9 @@ def scope_key(scope: str) -> str:
 
 
 def _hierarchy_form(key: str) -> bool:
-    if key.startswith(_SUB_PREFIX):
+    if key.startswith(SUB_PREFIX):
         return key.count("/") == 2
-    return key.startswith(_MG_PREFIX) and key.count("/") == 4
+    return key.startswith(MG_PREFIX) and key.count("/") == 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,9 +204,9 @@ class ScopeTree:
         """What kind of scope ``key`` is (by its form)."""
         if key == ROOT:
             return "root"
-        if key.startswith(_MG_PREFIX) and key.count("/") == 4:
+        if key.startswith(MG_PREFIX) and key.count("/") == 4:
             return "managementGroup"
-        if key.startswith(_SUB_PREFIX):
+        if key.startswith(SUB_PREFIX):
             parts = key.split("/")
             if len(parts) == 3:
                 return "subscription"
@@ -226,7 +224,7 @@ class ScopeTree:
     @staticmethod
     def subscription_of(key: str) -> str | None:
         """The subscription key a scope key lies in (itself for a subscription), if any."""
-        if not key.startswith(_SUB_PREFIX):
+        if not key.startswith(SUB_PREFIX):
             return None
         parts = key.split("/", 3)
         return "/".join(parts[:3]) if len(parts) >= 3 and parts[2] else None
