@@ -109,7 +109,8 @@ class GrantHit(msgspec.Struct, frozen=True, gc=False):
 
 
 class DenyHit(msgspec.Struct, frozen=True, gc=False):
-    """A deny assignment that blocks (``value`` True) or might block (None) the operation."""
+    """A deny assignment that might block the operation (``value`` None: its condition cannot be
+    decided); those that block outright need no hit object (see :func:`deny_hits`)."""
 
     deny: DenyEntry
     distance: int

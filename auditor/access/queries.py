@@ -409,7 +409,7 @@ class _Judge:
 
 class _Level:
     """A scope key as what-can uses it: its depth, the deny assignments that apply there by their
-    scope alone (:func:`denies_near`), and the judge of those that apply to a principal that no deny
+    scope alone (at it, or above it without ``doNotApplyToChildScopes``), and the judge of those that apply to a principal that no deny
     assignment names or excludes (the ones for everyone)."""
 
     __slots__ = ("depth", "judge", "near")
@@ -577,12 +577,6 @@ def _memo(ix: Indexes) -> _WhatMemo:
     if memo is None:
         memo = ix.query_cache[_MEMO_KEY] = _WhatMemo(ix)
     return memo
-
-
-def denies_near(ix: Indexes, key: str) -> tuple[DenyEntry, ...]:
-    """Deny assignments that apply at scope key ``key`` by their scope alone (at it, or above it
-    without ``doNotApplyToChildScopes``), whoever they name (cached)."""
-    return _memo(ix).level(ix, key).near
 
 
 def what(ix: Indexes, principal_id: str, scope: str | None = None) -> WhatResult:
