@@ -22,8 +22,8 @@ from auditor.access.analysis import (
     SubscriptionOwners,
     WeakChildDeny,
 )
-from auditor.access.decision import AccessRequest, Decision, Verdict, decide
-from auditor.access.engine import AccessEngine
+from auditor.access.decision import AccessRequest, Decision, Verdict, decide, decide_batch
+from auditor.access.engine import BATCH_WINDOW, AccessEngine
 from auditor.access.gdpr import gdpr_export
 from auditor.access.indexes import Indexes
 from auditor.access.queries import (
@@ -40,6 +40,7 @@ from auditor.access.scopes import scope_key
 
 __all__ = [
     "ADMIN_ROLES",
+    "BATCH_WINDOW",
     "ESCALATION_ACTIONS",
     "PRIVILEGED_ROLES",
     "AccessEngine",
@@ -63,6 +64,7 @@ __all__ = [
     "WhoPath",
     "WhoResult",
     "decide",
+    "decide_batch",
     "gdpr_export",
     "parse_request",
     "parse_requests",

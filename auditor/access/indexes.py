@@ -183,16 +183,24 @@ class OpPlan:
 
 class DenyLevel(msgspec.Struct, frozen=True, gc=False):
     """The deny assignments at one scope with a permission matching one operation, sorted by what
-    a decision must still ask of them (each group in snapshot order)."""
+    a decision must still ask of them. Each group is in deny order (id ignoring case, then
+    snapshot order), so a decision that meets one group per level needs no sort."""
 
     everyone: tuple[DenyEntry, ...]
     """Unconditioned, naming every principal, excluding none: they block whoever asks (at the
     scope and below)."""
     everyone_here: tuple[DenyEntry, ...]
     """The same with ``doNotApplyToChildScopes``: they block at the scope itself only."""
+    unless: tuple[DenyEntry, ...]
+    """Unconditioned, naming every principal, with exclusions (and without
+    ``doNotApplyToChildScopes``): they block whoever is not excluded."""
     others: tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
     """The rest, with their matching permissions: naming, exclusions and conditions are judged
     per request."""
+
+
+def _deny_sort_key(deny: DenyEntry) -> tuple[str, int]:
+    return (deny.sort_key, deny.position)
 
 
 def is_all_principals(principal: PrincipalRecord) -> bool:
@@ -486,9 +494,7 @@ class Indexes:
     def _plan(self, operation: str, data: bool) -> OpPlan:
         # deny assignments of equal shape match alike: match each shape once
         matching: dict[int, tuple[int, ...]] = {}
-        everyone: dict[str, list[DenyEntry]] = {}
-        everyone_here: dict[str, list[DenyEntry]] = {}
-        others: dict[str, list[tuple[DenyEntry, tuple[CompiledPermission, ...]]]] = {}
+        groups: dict[str, tuple[list[DenyEntry], list[DenyEntry], list[DenyEntry], list[Any]]] = {}
         for deny in self.denies:
             picked = matching.get(deny.shape_id)
             if picked is None:
@@ -498,28 +504,34 @@ class Indexes:
             if not picked:
                 continue
             perms = tuple(deny.permissions[i] for i in picked)
+            group = groups.get(deny.scope)
+            if group is None:
+                group = groups[deny.scope] = ([], [], [], [])
             if (
                 deny.everyone
-                and not deny.excluded
                 and not deny.excludes_everyone
                 and deny.cond is None
                 and any(p.cond is None for p in perms)
             ):
-                group = everyone_here if deny.at_scope_only else everyone
-                group.setdefault(deny.scope, []).append(deny)
-            else:
-                others.setdefault(deny.scope, []).append((deny, perms))
+                if not deny.excluded:
+                    group[1 if deny.at_scope_only else 0].append(deny)
+                    continue
+                if not deny.at_scope_only:
+                    group[2].append(deny)
+                    continue
+            group[3].append((deny, perms))
         return OpPlan(
             operation,
             data,
             self.catalogue.per_operation(operation, data),
             {
                 level: DenyLevel(
-                    tuple(everyone.get(level, ())),
-                    tuple(everyone_here.get(level, ())),
-                    tuple(others.get(level, ())),
+                    tuple(sorted(everyone, key=_deny_sort_key)),
+                    tuple(sorted(here, key=_deny_sort_key)),
+                    tuple(sorted(unless, key=_deny_sort_key)),
+                    tuple(sorted(others, key=lambda pair: _deny_sort_key(pair[0]))),
                 )
-                for level in everyone.keys() | everyone_here.keys() | others.keys()
+                for level, (everyone, here, unless, others) in groups.items()
             },
         )
 

@@ -159,7 +159,7 @@ def register(app: typer.Typer) -> None:
         output_format: str = _FORMAT,
     ) -> None:
         """Decide one request, or a JSON Lines batch (answered in order, streaming)."""
-        from auditor.access import AccessRequest, read_request_lines
+        from auditor.access import BATCH_WINDOW, AccessRequest, read_request_lines
 
         fmt = _check_format(output_format)
         single = [principal, action, scope]
@@ -200,14 +200,17 @@ def register(app: typer.Typer) -> None:
             return
         source = "<stdin>" if requests == "-" else requests
         stream = read_request_lines(_request_lines(requests), source=source)
+        # someone typing requests is answered line by line; files and pipes are decided a
+        # window at a time (faster, same answers in the same order)
+        window = 1 if requests == "-" and sys.stdin.isatty() else BATCH_WINDOW
         if fmt == "json":
             write = sys.stdout.write
-            for decision in engine.check_many(stream):
+            for decision in engine.check_many(stream, window=window):
                 write(_dump(decision.to_wire()) + "\n")
             sys.stdout.flush()
         else:
             console = _console()
-            for decision in engine.check_many(stream):
+            for decision in engine.check_many(stream, window=window):
                 _print_decision(console, decision)
 
     @access.command("who")
