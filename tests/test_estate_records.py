@@ -54,6 +54,31 @@ def test_intern_strings_shares_repeated_values() -> None:
     assert recs[0].properties.principalId is recs[1].properties.principalId
 
 
+def test_a_loaded_snapshot_shares_repeated_values_in_every_bulk_section() -> None:
+    from auditor.estate.snapshot import loads_snapshot
+
+    principal = {"id": "u1", "type": "User", "userType": "Member", "memberOf": ["g1"]}
+    deny = {
+        "id": "/subscriptions/s/d",
+        "type": "Cloud.Authorization/denyAssignments",
+        "properties": {"scope": "/subscriptions/s", "permissions": [], "principals": []},
+    }
+    doc = {
+        "principals": [principal, {**principal, "id": "u2"}],
+        "roleAssignments": [_ra(createdBy="admin"), _ra(createdBy="admin")],
+        "denyAssignments": [deny, {**deny, "id": "/subscriptions/s/d2"}],
+    }
+    snapshot = loads_snapshot(json.dumps(doc).encode())
+    first, second = (ra.properties for ra in snapshot.roleAssignments)
+    assert first.scope is second.scope and first.principalId is second.principalId
+    assert first.roleDefinitionId is second.roleDefinitionId
+    assert first.createdBy is second.createdBy
+    one, two = snapshot.principals
+    assert one.type is two.type and one.memberOf[0] is two.memberOf[0]
+    d1, d2 = snapshot.denyAssignments
+    assert d1.properties.scope is d2.properties.scope and d1.type is d2.type
+
+
 @pytest.mark.parametrize(
     ("doc", "missing"),
     [

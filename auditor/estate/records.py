@@ -11,6 +11,7 @@ the wire; ``tests/test_estate_records.py`` pins that both carry the same fields.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -116,36 +117,60 @@ BULK_SECTIONS: dict[str, type[_Record]] = {
 """The snapshot sections kept as records, by wire key."""
 
 
-def intern_strings(section: str, records: list[Any]) -> None:
-    """Share the repeated strings of freshly decoded records (in place).
+def _share_role_assignment(ra: Any) -> None:
+    intern = _intern
+    if ra.type is not None:
+        ra.type = intern(ra.type)
+    p = ra.properties
+    p.roleDefinitionId = intern(p.roleDefinitionId)
+    p.principalId = intern(p.principalId)
+    p.scope = intern(p.scope)
+    if p.principalType is not None:
+        p.principalType = intern(p.principalType)
+    if p.createdBy is not None:
+        p.createdBy = intern(p.createdBy)
+    if p.updatedBy is not None:
+        p.updatedBy = intern(p.updatedBy)
+
+
+def _share_deny_assignment(da: Any) -> None:
+    if da.type is not None:
+        da.type = _intern(da.type)
+    da.properties.scope = _intern(da.properties.scope)
+
+
+def _share_principal(pr: Any) -> None:
+    intern = _intern
+    if pr.type is not None:
+        pr.type = intern(pr.type)
+    if pr.userType is not None:
+        pr.userType = intern(pr.userType)
+    pr.memberOf = [intern(g) for g in pr.memberOf]
+
+
+_SHARERS: dict[str, Callable[[Any], None]] = {
+    "roleAssignments": _share_role_assignment,
+    "denyAssignments": _share_deny_assignment,
+    "principals": _share_principal,
+}
+
+
+def string_sharer(section: str) -> Callable[[Any], None] | None:
+    """The function that shares the repeated strings of one freshly decoded record of
+    ``section`` (in place), or None when the section has none worth sharing.
 
     Only the fields that repeat across many records are shared (types, scopes, role and principal
-    ids, creators); timestamps and ids are mostly unique and left alone.
+    ids, creators); timestamps and ids are mostly unique and left alone. Sharing each record as
+    soon as it is decoded, while it is still in the processor's caches, costs about half as much
+    as a second pass over a million records.
     """
-    intern = _intern
-    if section == "roleAssignments":
-        for ra in records:
-            if ra.type is not None:
-                ra.type = intern(ra.type)
-            p = ra.properties
-            p.roleDefinitionId = intern(p.roleDefinitionId)
-            p.principalId = intern(p.principalId)
-            p.scope = intern(p.scope)
-            if p.principalType is not None:
-                p.principalType = intern(p.principalType)
-            if p.createdBy is not None:
-                p.createdBy = intern(p.createdBy)
-            if p.updatedBy is not None:
-                p.updatedBy = intern(p.updatedBy)
-    elif section == "denyAssignments":
-        for da in records:
-            if da.type is not None:
-                da.type = intern(da.type)
-            da.properties.scope = intern(da.properties.scope)
-    elif section == "principals":
-        for pr in records:
-            if pr.type is not None:
-                pr.type = intern(pr.type)
-            if pr.userType is not None:
-                pr.userType = intern(pr.userType)
-            pr.memberOf = [intern(g) for g in pr.memberOf]
+    return _SHARERS.get(section)
+
+
+def intern_strings(section: str, records: list[Any]) -> None:
+    """Share the repeated strings of freshly decoded records (in place); see
+    :func:`string_sharer`."""
+    share = _SHARERS.get(section)
+    if share is not None:
+        for record in records:
+            share(record)

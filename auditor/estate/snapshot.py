@@ -27,6 +27,7 @@ from auditor.estate.records import (
     HierarchyRecord,
     RoleAssignmentRecord,
     intern_strings,
+    string_sharer,
 )
 from auditor.model.access import RoleDefinition
 from auditor.model.cluster import Cluster
@@ -280,14 +281,21 @@ def _decode_chunked(
     key: str, cls: type[Any], raw: msgspec.Raw | list[msgspec.Raw], pager: Pager | None
 ) -> list[Any]:
     parts = raw if isinstance(raw, list) else msgspec.json.decode(raw, type=list[msgspec.Raw])
-    # one item at a time: cheaper than joining each chunk's items into a new JSON array
+    # one item at a time: cheaper than joining each chunk's items into a new JSON array, and
+    # each record's strings are shared while it is fresh in the processor's caches
     decode = msgspec.json.Decoder(cls).decode
+    share = string_sharer(key)
     records: list[Any] = []
+    append = records.append
     where = 0
     for start in range(0, len(parts), _CHUNK_ITEMS):
-        chunk = [decode(part) for part in parts[start : start + _CHUNK_ITEMS]]
-        intern_strings(key, chunk)
-        records.extend(chunk)
+        if share is None:
+            records.extend(map(decode, parts[start : start + _CHUNK_ITEMS]))
+        else:
+            for part in parts[start : start + _CHUNK_ITEMS]:
+                record = decode(part)
+                share(record)
+                append(record)
         if pager is not None and start + _CHUNK_ITEMS < len(parts):
             # give back the pages of the items decoded so far (found by the next item's head)
             head = memoryview(parts[start + _CHUNK_ITEMS])[:64].tobytes()
