@@ -168,11 +168,13 @@ def _conjunct(
 
 
 def deny_hits(
-    identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ctx
+    identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ctx, clean: bool = False
 ) -> tuple[list[DenyEntry], list[DenyHit]]:
     """The deny assignments that apply: those that block, in deny order (nearest first, then id
     ignoring case, then snapshot order), and those that might block (their condition is
-    undecidable), nearest first."""
+    undecidable), nearest first. ``clean`` says that no deny assignment names or excludes any of
+    the identities (see :attr:`Indexes.deny_subjects`): then only those that name every principal
+    need a look."""
     blocking: list[DenyEntry] = []
     doubtful: list[DenyHit] = []
     by_level = plan.denies
@@ -184,22 +186,30 @@ def deny_hits(
         distance = base - height
         start = len(blocking)
         groups = 0  # each group is in deny order; a level that mixes two is sorted below
-        if found.everyone:
-            blocking += found.everyone
-            groups = 1
-        if not distance and found.everyone_here:
-            blocking += found.everyone_here
-            groups += 1
-        if found.unless:
-            before = len(blocking)
-            for deny in found.unless:
-                if deny.excluded.isdisjoint(identities):
-                    blocking.append(deny)
-            if len(blocking) > before:
+        if clean:
+            block = found.plain_here if not distance else found.plain
+            if block:
+                blocking += block
+                groups = 1
+            others = found.others_everyone
+        else:
+            if found.everyone:
+                blocking += found.everyone
+                groups = 1
+            if not distance and found.everyone_here:
+                blocking += found.everyone_here
                 groups += 1
-        if found.others:
+            if found.unless:
+                before = len(blocking)
+                for deny in found.unless:
+                    if deny.excluded.isdisjoint(identities):
+                        blocking.append(deny)
+                if len(blocking) > before:
+                    groups += 1
+            others = found.others
+        if others:
             before = len(blocking)
-            for deny, perms in found.others:
+            for deny, perms in others:
                 if distance and deny.at_scope_only:
                     continue
                 if not (deny.everyone or not deny.principals.isdisjoint(identities)):
@@ -341,7 +351,8 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
     ctx = _Ctx(request)
 
     if levels.deny_levels:
-        blocking, denies = deny_hits(identities, levels, plan, ctx)
+        clean = identities.isdisjoint(ix.deny_subjects)
+        blocking, denies = deny_hits(identities, levels, plan, ctx, clean)
         if blocking:
             if len(blocking) > 1:
                 denied_by = _unique([deny.id for deny in blocking])

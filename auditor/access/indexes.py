@@ -197,10 +197,36 @@ class DenyLevel(msgspec.Struct, frozen=True, gc=False):
     others: tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
     """The rest, with their matching permissions: naming, exclusions and conditions are judged
     per request."""
+    plain: tuple[DenyEntry, ...]
+    """:attr:`everyone` and :attr:`unless` merged in deny order: what blocks a principal that no
+    deny assignment names or excludes (below the scope)."""
+    plain_here: tuple[DenyEntry, ...]
+    """:attr:`plain` and :attr:`everyone_here` merged in deny order (at the scope itself)."""
+    others_everyone: tuple[tuple[DenyEntry, tuple[CompiledPermission, ...]], ...]
+    """Those of :attr:`others` that name every principal: the only ones still to judge for a
+    principal that no deny assignment names or excludes."""
 
 
 def _deny_sort_key(deny: DenyEntry) -> tuple[str, int]:
     return (deny.sort_key, deny.position)
+
+
+def _deny_level(
+    everyone: list[DenyEntry],
+    here: list[DenyEntry],
+    unless: list[DenyEntry],
+    others: list[tuple[DenyEntry, tuple[CompiledPermission, ...]]],
+) -> DenyLevel:
+    others.sort(key=lambda pair: _deny_sort_key(pair[0]))
+    return DenyLevel(
+        tuple(sorted(everyone, key=_deny_sort_key)),
+        tuple(sorted(here, key=_deny_sort_key)),
+        tuple(sorted(unless, key=_deny_sort_key)),
+        tuple(others),
+        tuple(sorted(everyone + unless, key=_deny_sort_key)),
+        tuple(sorted(everyone + unless + here, key=_deny_sort_key)),
+        tuple(pair for pair in others if pair[0].everyone),
+    )
 
 
 def is_all_principals(principal: PrincipalRecord) -> bool:
@@ -232,11 +258,14 @@ class Indexes:
         """Deny assignments by the principal keys they name (the all-principals entry aside)."""
         self.deny_excluding: dict[str, list[DenyEntry]] = {}
         """Deny assignments by the principal keys they exclude."""
+        self.deny_subjects: frozenset[str] = frozenset()
+        """Every principal key some deny assignment names or excludes."""
         enabled = gc.isenabled()
         gc.disable()  # the build allocates millions of containers and creates no cycles
         try:
             self._build_assignments(snapshot.roleAssignments)
             self._build_denies(snapshot.denyAssignments)
+            self.deny_subjects = frozenset(self.deny_naming) | frozenset(self.deny_excluding)
         finally:
             if enabled:
                 gc.enable()
@@ -524,15 +553,7 @@ class Indexes:
             operation,
             data,
             self.catalogue.per_operation(operation, data),
-            {
-                level: DenyLevel(
-                    tuple(sorted(everyone, key=_deny_sort_key)),
-                    tuple(sorted(here, key=_deny_sort_key)),
-                    tuple(sorted(unless, key=_deny_sort_key)),
-                    tuple(sorted(others, key=lambda pair: _deny_sort_key(pair[0]))),
-                )
-                for level, (everyone, here, unless, others) in groups.items()
-            },
+            {level: _deny_level(*group) for level, group in groups.items()},
         )
 
     @property
