@@ -345,13 +345,15 @@ def decide_batch(ix: Indexes, requests: Sequence[AccessRequest]) -> list[Decisio
 
 
 def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) -> Decision:
-    principal = request.principalId.lower()
-    identities = ix.directory.identities(principal)
-    plan = ix.plan(request.action, request.dataAction)
+    # the caches read inline: a method call saved per request on a path taken 50k times a second
+    known = ix.principal_cache.get(request.principalId)
+    principal, identities, clean = known or ix.principal(request.principalId)
+    plan = ix.plan_cache[request.dataAction].get(request.action) or ix.plan(
+        request.action, request.dataAction
+    )
     ctx = _Ctx(request)
 
     if levels.deny_levels:
-        clean = identities.isdisjoint(ix.deny_subjects)
         blocking, denies = deny_hits(identities, levels, plan, ctx, clean)
         if blocking:
             if len(blocking) > 1:

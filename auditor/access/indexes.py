@@ -28,6 +28,7 @@ __all__ = ["AssignmentEntry", "DenyEntry", "DenyLevel", "Indexes", "Levels", "Op
 _intern = sys.intern
 _LEVELS_LIMIT = 1 << 17
 _PLANS_LIMIT = 4096
+_PRINCIPALS_LIMIT = 1 << 18
 _BUCKET_TUPLE_MAX = 16
 """A (scope, principal) bucket grows as a tuple up to this many assignments, then as a list."""
 
@@ -288,8 +289,12 @@ class Indexes:
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
         self.reasons: dict[Any, str] = {}
         """Memo of reason texts that depend only on the deny or grant and the operation."""
-        self._plans: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
-        """Operation plans by the action as requested, control plane then data plane."""
+        self.plan_cache: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
+        """Operation plans by the action as requested, control plane then data plane (filled by
+        :meth:`plan`; the decision reads it directly, a method call saved per request)."""
+        self.principal_cache: dict[str, tuple[str, frozenset[str], bool]] = {}
+        """What :meth:`principal` found, by the principal id as requested (read directly by the
+        decision likewise)."""
         self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
 
     def _build_assignments(self, records: Iterable[RoleAssignmentRecord]) -> None:
@@ -503,9 +508,22 @@ class Indexes:
             self._levels_by_key[key] = hit
         return hit
 
+    def principal(self, principal_id: str) -> tuple[str, frozenset[str], bool]:
+        """A requested principal id's key, its identity set (the key and every group it belongs
+        to), and whether no deny assignment names or excludes any of them (cached)."""
+        hit = self.principal_cache.get(principal_id)
+        if hit is None:
+            key = principal_id.lower()
+            identities = self.directory.identities(key)
+            hit = (key, identities, identities.isdisjoint(self.deny_subjects))
+            if len(self.principal_cache) >= _PRINCIPALS_LIMIT:
+                self.principal_cache.clear()
+            self.principal_cache[principal_id] = hit
+        return hit
+
     def plan(self, action: str, data: bool) -> OpPlan:
         """The :class:`OpPlan` of an operation as a request writes it (cached)."""
-        plans = self._plans[data]
+        plans = self.plan_cache[data]
         hit = plans.get(action)
         if hit is None:
             operation = action.lower()
