@@ -4,9 +4,11 @@ snapshot order), checked against a reference computed from the estate's records 
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -198,3 +200,39 @@ def test_a_failing_stream_gives_the_decisions_read_before_the_failure() -> None:
             answered.append(decision)
     assert len(answered) == 5
     assert all(d.decision == "notGranted" for d in answered)
+
+
+def test_a_large_batch_pauses_the_collector_and_restores_it() -> None:
+    engine = AccessEngine.from_snapshot(
+        build(
+            principals=[user("alice", "team")],
+            assignments=[ra("r1", "team", CONTRIBUTOR, SUB)],
+            denies=[deny("d1", RG, actions=["*/delete"], excluded=["bob"])],
+        )
+    )
+    ix = engine.indexes
+    seen: list[bool] = []
+    levels = ix.levels
+
+    def watched(scope: str) -> Any:
+        seen.append(gc.isenabled())
+        return levels(scope)
+
+    ix.levels = watched  # type: ignore[method-assign]
+    requests = [
+        AccessRequest(f"user-{i % 300}", "Cloud.Compute/virtualMachines/write", f"{VM}-{i}")
+        for i in range(3000)
+    ]
+    assert gc.isenabled()
+    decisions = decide_batch(ix, requests)
+    assert gc.isenabled()
+    assert len(seen) == 3000 and not any(seen)  # paused while deciding
+    assert [d.decision for d in decisions] == ["notGranted"] * 3000
+    small = decide_batch(ix, requests[:10])
+    assert len(small) == 10 and all(seen[3000:])  # a small batch leaves it alone
+    gc.disable()
+    try:
+        decide_batch(ix, requests)
+        assert not gc.isenabled()  # not enabled by a batch
+    finally:
+        gc.enable()

@@ -15,6 +15,7 @@ This is the only place that decides access: the queries, the audit's rules and t
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,6 +41,11 @@ __all__ = [
 ]
 
 Verdict = Literal["allowed", "denied", "notGranted", "conditional"]
+
+_QUIET_BATCH = 1024
+"""A batch of at least this many requests is decided with the garbage collector paused: decisions
+create no reference cycles, and the caches a first batch fills (identity sets, levels) would
+otherwise be walked by every young collection, a fifth of the time of those first requests."""
 
 
 class AccessRequest(msgspec.Struct, frozen=True, gc=False):
@@ -327,20 +333,29 @@ def decide_batch(ix: Indexes, requests: Sequence[AccessRequest]) -> list[Decisio
     meet the same levels, tables and entries while these are still in the processor's caches,
     which on a large estate makes a batch a quarter faster or more than taking the requests as
     they come. Decisions are pure functions of the request and the indexes, so the order in
-    which they are made changes nothing else."""
+    which they are made changes nothing else. A batch of :data:`_QUIET_BATCH` requests or more
+    is decided with the garbage collector paused (and left as it was found)."""
     count = len(requests)
     if count < 2:
         return [decide(ix, request) for request in requests]
-    scopes = [request.scope for request in requests]
-    out: list[Decision | None] = [None] * count
-    last: str | None = None
-    levels = ix.levels(scopes[0])
-    for i in sorted(range(count), key=scopes.__getitem__):
-        request = requests[i]
-        if request.scope != last:
-            last = request.scope
-            levels = ix.levels(last)
-        out[i] = _decide(ix, request, levels, True)
+    enabled = gc.isenabled()
+    if enabled and count >= _QUIET_BATCH:
+        gc.disable()  # see _QUIET_BATCH
+    try:
+        scopes = [request.scope for request in requests]
+        order = sorted(range(count), key=scopes.__getitem__)
+        out: list[Decision | None] = [None] * count
+        last = scopes[order[0]]
+        levels = ix.levels(last)
+        for i in order:
+            request = requests[i]
+            if request.scope != last:
+                last = request.scope
+                levels = ix.levels(last)
+            out[i] = _decide(ix, request, levels, True)
+    finally:
+        if enabled:
+            gc.enable()
     return out  # type: ignore[return-value]  # every place is filled
 
 

@@ -540,33 +540,33 @@ class Indexes:
 
     def _plan(self, operation: str, data: bool) -> OpPlan:
         # deny assignments of equal shape match alike: match each shape once
-        matching: dict[int, tuple[int, ...]] = {}
+        # (matching permissions, whether one of them is unconditioned) by shape
+        matching: dict[int, tuple[tuple[int, ...], bool]] = {}
         groups: dict[str, tuple[list[DenyEntry], list[DenyEntry], list[DenyEntry], list[Any]]] = {}
         for deny in self.denies:
-            picked = matching.get(deny.shape_id)
-            if picked is None:
-                picked = matching[deny.shape_id] = tuple(
+            found = matching.get(deny.shape_id)
+            if found is None:
+                picked = tuple(
                     i for i, p in enumerate(deny.permissions) if p.matches(operation, data)
                 )
+                found = matching[deny.shape_id] = (
+                    picked,
+                    any(deny.permissions[i].cond is None for i in picked),
+                )
+            picked, unconditioned = found
             if not picked:
                 continue
-            perms = tuple(deny.permissions[i] for i in picked)
             group = groups.get(deny.scope)
             if group is None:
                 group = groups[deny.scope] = ([], [], [], [])
-            if (
-                deny.everyone
-                and not deny.excludes_everyone
-                and deny.cond is None
-                and any(p.cond is None for p in perms)
-            ):
+            if unconditioned and deny.everyone and not deny.excludes_everyone and deny.cond is None:
                 if not deny.excluded:
                     group[1 if deny.at_scope_only else 0].append(deny)
                     continue
                 if not deny.at_scope_only:
                     group[2].append(deny)
                     continue
-            group[3].append((deny, perms))
+            group[3].append((deny, tuple(deny.permissions[i] for i in picked)))
         return OpPlan(
             operation,
             data,
