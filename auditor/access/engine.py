@@ -78,7 +78,7 @@ class AccessEngine:
                     chunk.append(request)
                     if len(chunk) >= window:
                         break
-            except BaseException:
+            except Exception:  # a bad request: first answer those read before it
                 yield from decide_batch(ix, chunk)
                 raise
             if not chunk:
