@@ -23,7 +23,14 @@ import msgspec
 
 from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, condition_request
-from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes, Levels, OpPlan
+from auditor.access.indexes import (
+    AssignmentEntry,
+    DenyEntry,
+    Indexes,
+    Levels,
+    OpPlan,
+    deny_order_key,
+)
 
 if TYPE_CHECKING:
     from auditor.expr.condition import ConditionRequest
@@ -235,7 +242,7 @@ def deny_hits(
             if len(blocking) > before:
                 groups += 1
         if groups > 1:
-            blocking[start:] = sorted(blocking[start:], key=_deny_sort_key)
+            blocking[start:] = sorted(blocking[start:], key=deny_order_key)
     return blocking, doubtful
 
 
@@ -308,10 +315,6 @@ def _grant_order(hit: GrantHit, principal: str) -> tuple[int, int, str]:
 
 def _deny_order(hit: DenyHit) -> tuple[int, str, int]:
     return (hit.distance, hit.deny.sort_key, hit.deny.position)
-
-
-def _deny_sort_key(deny: DenyEntry) -> tuple[str, int]:
-    return (deny.sort_key, deny.position)
 
 
 def _unique(items: list[str]) -> tuple[str, ...]:

@@ -23,7 +23,15 @@ from auditor.estate.roles import role_guid
 from auditor.estate.snapshot import Snapshot
 from auditor.model.access import ALL_PRINCIPALS_ID
 
-__all__ = ["AssignmentEntry", "DenyEntry", "DenyLevel", "Indexes", "Levels", "OpPlan"]
+__all__ = [
+    "AssignmentEntry",
+    "DenyEntry",
+    "DenyLevel",
+    "Indexes",
+    "Levels",
+    "OpPlan",
+    "deny_order_key",
+]
 
 _intern = sys.intern
 _LEVELS_LIMIT = 1 << 17
@@ -208,7 +216,8 @@ class DenyLevel(msgspec.Struct, frozen=True, gc=False):
     principal that no deny assignment names or excludes."""
 
 
-def _deny_sort_key(deny: DenyEntry) -> tuple[str, int]:
+def deny_order_key(deny: DenyEntry) -> tuple[str, int]:
+    """Deny order within one scope: id ignoring case, then place in the snapshot."""
     return (deny.sort_key, deny.position)
 
 
@@ -218,14 +227,14 @@ def _deny_level(
     unless: list[DenyEntry],
     others: list[tuple[DenyEntry, tuple[CompiledPermission, ...]]],
 ) -> DenyLevel:
-    others.sort(key=lambda pair: _deny_sort_key(pair[0]))
+    others.sort(key=lambda pair: deny_order_key(pair[0]))
     return DenyLevel(
-        tuple(sorted(everyone, key=_deny_sort_key)),
-        tuple(sorted(here, key=_deny_sort_key)),
-        tuple(sorted(unless, key=_deny_sort_key)),
+        tuple(sorted(everyone, key=deny_order_key)),
+        tuple(sorted(here, key=deny_order_key)),
+        tuple(sorted(unless, key=deny_order_key)),
         tuple(others),
-        tuple(sorted(everyone + unless, key=_deny_sort_key)),
-        tuple(sorted(everyone + unless + here, key=_deny_sort_key)),
+        tuple(sorted(everyone + unless, key=deny_order_key)),
+        tuple(sorted(everyone + unless + here, key=deny_order_key)),
         tuple(pair for pair in others if pair[0].everyone),
     )
 
