@@ -272,24 +272,27 @@ def test_dump_is_atomic_and_never_overwrites_by_default(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir()] == ["snap.json"]
 
 
+def _repeating_assignments(count: int) -> list[dict[str, Any]]:
+    """Role assignments over three scopes and five principals (values that repeat)."""
+    return [
+        {
+            "id": f"a{i}",
+            "properties": {
+                "scope": f"/subscriptions/s{i % 3}",
+                "roleDefinitionId": "r",
+                "principalId": f"p{i % 5}",
+            },
+        }
+        for i in range(count)
+    ]
+
+
 def test_large_sections_decode_in_chunks_with_the_same_result(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from auditor.estate import snapshot as snapshot_module
 
-    doc = {
-        "roleAssignments": [
-            {
-                "id": f"a{i}",
-                "properties": {
-                    "scope": f"/subscriptions/s{i % 3}",
-                    "roleDefinitionId": "r",
-                    "principalId": f"p{i % 5}",
-                },
-            }
-            for i in range(50)
-        ]
-    }
+    doc = {"roleAssignments": _repeating_assignments(50)}
     data = json.dumps(doc).encode()
     whole = loads_snapshot(data)
     monkeypatch.setattr(snapshot_module, "_CHUNK_BYTES", 10)
@@ -314,17 +317,7 @@ def test_large_files_are_memory_mapped_with_the_same_result(
 
     doc = {
         "tenantId": "caf\u00e9",
-        "roleAssignments": [
-            {
-                "id": f"a{i}",
-                "properties": {
-                    "scope": f"/subscriptions/s{i % 3}",
-                    "roleDefinitionId": "r",
-                    "principalId": f"p{i % 5}",
-                },
-            }
-            for i in range(200)
-        ],
+        "roleAssignments": _repeating_assignments(200),
     }
     path = tmp_path / "big.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(doc, ensure_ascii=False).encode())
