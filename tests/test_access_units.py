@@ -155,6 +155,13 @@ def test_groups_of_matches_reachability(edges: list[tuple[int, int]]) -> None:
                 stack.extend(member_of.get(node, []))
         seen.discard(start)
         assert directory.groups_of(f"n{start}") == {f"n{i}" for i in seen}
+        # the decision's form of the identity set: the same members, each once, before and after
+        # the set form is cached
+        expected = {f"n{i}" for i in seen} | {f"n{start}"}
+        for _ in range(2):
+            found = directory.identity_tuple(f"n{start}")
+            assert len(found) == len(set(found)) and set(found) == expected
+            assert directory.identities(f"n{start}") == expected
 
 
 # ------------------------------------------------------------------------------------- globs

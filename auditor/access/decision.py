@@ -181,7 +181,7 @@ def _conjunct(
 
 
 def deny_hits(
-    identities: frozenset[str], levels: Levels, plan: OpPlan, ctx: _Ctx, clean: bool = False
+    identities: tuple[str, ...], levels: Levels, plan: OpPlan, ctx: _Ctx, clean: bool = False
 ) -> tuple[list[DenyEntry], list[DenyHit]]:
     """The deny assignments that apply: those that block, in deny order (nearest first, then id
     ignoring case, then snapshot order), and those that might block (their condition is
@@ -248,7 +248,7 @@ def deny_hits(
 
 def grant_hits(
     catalogue: Catalogue,
-    identities: frozenset[str],
+    identities: tuple[str, ...],
     levels: Levels,
     plan: OpPlan,
     ctx: _Ctx,
@@ -481,12 +481,12 @@ def _grant_phrase(ix: Indexes, principal: str, hit: GrantHit) -> str:
     return f"role '{role}' assigned at {where} {describe_holder(ix, principal, hit.identity)}"
 
 
-def _deny_phrase(ix: Indexes, principal: str, identities: frozenset[str], deny: DenyEntry) -> str:
+def _deny_phrase(ix: Indexes, principal: str, identities: tuple[str, ...], deny: DenyEntry) -> str:
     where = deny.record.properties.scope or "/"
     if principal in deny.principals:
         whom = "the principal"
     else:
-        groups = sorted(deny.principals & identities)
+        groups = sorted(deny.principals.intersection(identities))
         whom = f"its group '{ix.directory.name(groups[0])}'" if groups else "all principals"
     return f"deny assignment '{deny.name}' at {where} (naming {whom})"
 
@@ -510,7 +510,7 @@ def _reason_denied(
     ix: Indexes,
     request: AccessRequest,
     principal: str,
-    identities: frozenset[str],
+    identities: tuple[str, ...],
     blocking: list[DenyEntry],
 ) -> str:
     deny = blocking[0]
@@ -532,7 +532,7 @@ def _denied_text(
     ix: Indexes,
     request: AccessRequest,
     principal: str,
-    identities: frozenset[str],
+    identities: tuple[str, ...],
     deny: DenyEntry,
     count: int,
 ) -> str:
@@ -565,7 +565,7 @@ def _reason_conditional(
     ix: Indexes,
     request: AccessRequest,
     principal: str,
-    identities: frozenset[str],
+    identities: tuple[str, ...],
     grants: list[GrantHit],
     denies: list[DenyHit],
 ) -> str:

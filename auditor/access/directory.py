@@ -142,6 +142,32 @@ class Directory:
             hit = self._identities[key] = frozenset(found)
         return hit
 
+    def identity_tuple(self, key: str) -> tuple[str, ...]:
+        """The members of :meth:`identities` as a tuple, in no particular order, built afresh
+        (the caller caches). The decision only probes other sets with a principal's identities
+        and iterates them, for which a tuple of a few keys serves as well as a set at a seventh
+        of the memory: a batch that meets tens of thousands of principals fills fewer pages,
+        and the tuples stay together in the processor's caches."""
+        direct = self._member_of.get(key)
+        if not direct:
+            return (key,)
+        hit = self._identities.get(key)
+        if hit is not None:
+            return tuple(hit)
+        groups_of = self.groups_of
+        if len(direct) == 1:
+            group = direct[0]
+            above = groups_of(group)
+            if not above:
+                return (key, group) if group != key else (key,)
+            found = {key, group}
+            found |= above
+            return tuple(found)
+        found = {key, *direct}
+        for group in direct:
+            found |= groups_of(group)
+        return tuple(found)
+
     def group_path(self, key: str, group: str) -> tuple[str, ...]:
         """The shortest membership path ``key -> ... -> group`` (keys), ``(key,)`` when equal and
         ``()`` when ``key`` is not a member of ``group``."""

@@ -301,7 +301,7 @@ class Indexes:
         self.plan_cache: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
         """Operation plans by the action as requested, control plane then data plane (filled by
         :meth:`plan`; the decision reads it directly, a method call saved per request)."""
-        self.principal_cache: dict[str, tuple[str, frozenset[str], bool]] = {}
+        self.principal_cache: dict[str, tuple[str, tuple[str, ...], bool]] = {}
         """What :meth:`principal` found, by the principal id as requested (read directly by the
         decision likewise)."""
         self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
@@ -517,14 +517,15 @@ class Indexes:
             self._levels_by_key[key] = hit
         return hit
 
-    def principal(self, principal_id: str) -> tuple[str, frozenset[str], bool]:
-        """A requested principal id's key, its identity set (the key and every group it belongs
-        to), and whether no deny assignment names or excludes any of them (cached)."""
+    def principal(self, principal_id: str) -> tuple[str, tuple[str, ...], bool]:
+        """A requested principal id's key, its identities (the key and every group it belongs to,
+        as a tuple: see :meth:`Directory.identity_tuple`), and whether no deny assignment names
+        or excludes any of them (cached)."""
         hit = self.principal_cache.get(principal_id)
         if hit is None:
             key = principal_id.lower()
-            identities = self.directory.identities(key)
-            hit = (key, identities, identities.isdisjoint(self.deny_subjects))
+            identities = self.directory.identity_tuple(key)
+            hit = (key, identities, self.deny_subjects.isdisjoint(identities))
             if len(self.principal_cache) >= _PRINCIPALS_LIMIT:
                 self.principal_cache.clear()
             self.principal_cache[principal_id] = hit
