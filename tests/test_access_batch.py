@@ -236,3 +236,32 @@ def test_a_large_batch_pauses_the_collector_and_restores_it() -> None:
         assert not gc.isenabled()  # not enabled by a batch
     finally:
         gc.enable()
+
+
+def test_a_large_build_freezes_its_prepared_levels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large estate's indexes, the levels prepared at index time among them, are frozen: the
+    collections a first batch triggers do not walk them (the threshold is lowered here so that a
+    small estate counts as large; the process's collector is restored afterwards)."""
+    from auditor.access import indexes
+
+    monkeypatch.setattr(indexes, "_FREEZE_AFTER", 1)
+    monkeypatch.setattr(indexes, "_frozen", False)
+    threshold = gc.get_threshold()
+    try:
+        ix = indexes.Indexes(
+            build(
+                principals=[user("alice", "team")],
+                assignments=[
+                    ra("r1", "team", CONTRIBUTOR, SUB),
+                    ra("r2", "alice", CONTRIBUTOR, RG),
+                ],
+                denies=[deny("d1", RG, actions=["*/delete"], excluded=["bob"])],
+            )
+        )
+        prepared = [lv.grant_levels for lv in ix._levels_by_key.values() if lv.grant_levels]
+        assert len(prepared) >= 2 and all(gc.is_tracked(t) for t in prepared)
+        walked = {id(o) for generation in range(3) for o in gc.get_objects(generation)}
+        assert not [t for t in prepared if id(t) in walked]  # frozen, so in no generation
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)

@@ -270,16 +270,6 @@ class Indexes:
         """Deny assignments by the principal keys they exclude."""
         self.deny_subjects: frozenset[str] = frozenset()
         """Every principal key some deny assignment names or excludes."""
-        enabled = gc.isenabled()
-        gc.disable()  # the build allocates millions of containers and creates no cycles
-        try:
-            self._build_assignments(snapshot.roleAssignments)
-            self._build_denies(snapshot.denyAssignments)
-            self.deny_subjects = frozenset(self.deny_naming) | frozenset(self.deny_excluding)
-        finally:
-            if enabled:
-                gc.enable()
-                _settle(len(self.assignments))
         self._levels: dict[str, Levels] = {}
         self._levels_by_key: dict[str, Levels] = {}
         self._below: dict[str, Levels] = {}
@@ -287,13 +277,26 @@ class Indexes:
         self._level_pairs: dict[
             tuple[str, int], tuple[dict[str, tuple[AssignmentEntry, ...]], int]
         ] = {}
-        self._interesting = (
-            frozenset(self.at_scope)
-            | frozenset(self.deny_by_scope)
-            | frozenset(self.scopes.hierarchy_keys())
-            | {ROOT}
-        )
-        self._prepare_levels()
+        self._interesting: frozenset[str] = frozenset()
+        enabled = gc.isenabled()
+        gc.disable()  # the build allocates millions of containers and creates no cycles
+        try:
+            self._build_assignments(snapshot.roleAssignments)
+            self._build_denies(snapshot.denyAssignments)
+            self.deny_subjects = frozenset(self.deny_naming) | frozenset(self.deny_excluding)
+            self._interesting = (
+                frozenset(self.at_scope)
+                | frozenset(self.deny_by_scope)
+                | frozenset(self.scopes.hierarchy_keys())
+                | {ROOT}
+            )
+            # prepared here, so that a large estate's levels are frozen with the rest (a first
+            # batch's young collections would otherwise walk their tens of thousands of tuples)
+            self._prepare_levels()
+        finally:
+            if enabled:
+                gc.enable()
+                _settle(len(self.assignments))
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
         self.reasons: dict[Any, str] = {}
