@@ -300,9 +300,9 @@ class Indexes:
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
         self.reasons: dict[Any, str] = {}
+        """Memo of reason texts that depend only on the deny or grant and the operation."""
         self.denied_ids: dict[tuple[DenyEntry, ...], tuple[str, ...]] = {}
         """Memo of ``deniedBy`` tuples by the blocking deny assignments (see the decision)."""
-        """Memo of reason texts that depend only on the deny or grant and the operation."""
         self.plan_cache: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
         """Operation plans by the action as requested, control plane then data plane (filled by
         :meth:`plan`; the decision reads it directly, a method call saved per request)."""
