@@ -51,7 +51,7 @@ Verdict = Literal["allowed", "denied", "notGranted", "conditional"]
 
 _QUIET_BATCH = 1024
 """A batch of at least this many requests is decided with the garbage collector paused: decisions
-create no reference cycles, and the caches a first batch fills (identity sets, levels) would
+create no reference cycles, and the caches a first batch fills (identities, levels) would
 otherwise be walked by every young collection, a fifth of the time of those first requests."""
 
 

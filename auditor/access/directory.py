@@ -126,28 +126,24 @@ class Directory:
     def identities(self, key: str) -> frozenset[str]:
         """The identity set of a principal: its own key plus every group it belongs to.
 
-        Built from the (cached) closures of its direct groups, so a principal seen for the first
-        time costs a few set unions; cached for directory members (whose number is bounded), not
-        for unknown ids.
+        The members of :meth:`identity_tuple`, as a set; cached for directory members (whose
+        number is bounded), not for unknown ids.
         """
         hit = self._identities.get(key)
         if hit is None:
-            direct = self._member_of.get(key)
-            if not direct:
+            if not self._member_of.get(key):
                 return frozenset((key,))
-            found = {key, *direct}
-            groups_of = self.groups_of
-            for group in direct:
-                found |= groups_of(group)
-            hit = self._identities[key] = frozenset(found)
+            hit = self._identities[key] = frozenset(self.identity_tuple(key))
         return hit
 
     def identity_tuple(self, key: str) -> tuple[str, ...]:
-        """The members of :meth:`identities` as a tuple, in no particular order, built afresh
-        (the caller caches). The decision only probes other sets with a principal's identities
-        and iterates them, for which a tuple of a few keys serves as well as a set at a seventh
-        of the memory: a batch that meets tens of thousands of principals fills fewer pages,
-        and the tuples stay together in the processor's caches."""
+        """A principal's identities (its key and every group it belongs to, each once) as a
+        tuple, in no particular order, built afresh from the cached closures of its direct
+        groups (the caller caches; :meth:`identities` gives them as a set). The decision only
+        probes other sets with a principal's identities and iterates them, for which a tuple of
+        a few keys serves as well as a set at a seventh of the memory: a batch that meets tens
+        of thousands of principals fills fewer pages, and the tuples stay together in the
+        processor's caches."""
         direct = self._member_of.get(key)
         if not direct:
             return (key,)

@@ -409,8 +409,8 @@ class _Judge:
 
 class _Level:
     """A scope key as what-can uses it: its depth, the deny assignments that apply there by their
-    scope alone (at it, or above it without ``doNotApplyToChildScopes``), and the judge of those that apply to a principal that no deny
-    assignment names or excludes (the ones for everyone)."""
+    scope alone (at it, or above it without ``doNotApplyToChildScopes``), and the judge of those
+    that apply to a principal that no deny assignment names or excludes (the ones for everyone)."""
 
     __slots__ = ("depth", "judge", "near")
 
