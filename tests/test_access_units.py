@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from auditor.access.catalogue import Catalogue
+from auditor.access.decision import Decision
 from auditor.access.directory import Directory
 from auditor.access.globs import covers, intersects, matches
 from auditor.access.requests import parse_request, parse_requests, read_request_lines
@@ -289,6 +290,111 @@ def test_read_request_lines_accepts_one_pretty_object() -> None:
     assert [r.principalId for r in read_request_lines(pretty)] == ["p"]
     with pytest.raises(InputError, match="line 1: invalid JSON"):
         list(read_request_lines(["{\n", "nonsense\n"], source="x"))
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["", " ", "p", "/", "a/b", "Ünïcode → x"]),
+)
+_ANY = st.one_of(
+    _SCALARS,
+    st.lists(_SCALARS, max_size=3),
+    st.dictionaries(st.text(max_size=3), _SCALARS, max_size=2),
+)
+_ATTRIBUTE = st.one_of(
+    st.text(max_size=4), st.booleans(), st.integers(), st.lists(st.one_of(st.text(), st.integers()))
+)
+_REQUIRED = {
+    "principalId": st.sampled_from(["p", "Ünïcode → x"]),
+    "action": st.sampled_from(["a/b", "Cloud.X/y/read"]),
+    "scope": st.sampled_from(["/", "/subscriptions/S"]),
+}
+_OPTIONAL = {
+    "dataAction": st.booleans(),
+    "subOperation": st.none() | st.text(max_size=4),
+    "attributes": st.none() | st.dictionaries(st.text(max_size=4), _ATTRIBUTE, max_size=3),
+}
+
+
+@st.composite
+def _one_field_wrong(draw: st.DrawFn) -> dict[str, Any]:
+    obj = draw(st.fixed_dictionaries(_REQUIRED, optional=_OPTIONAL))
+    wrong = st.sampled_from(["", " ", "a/b", None, 0, 1.5, True, [], {}]) | _ANY
+    obj[draw(st.sampled_from([*sorted(obj), "bogus"]))] = draw(wrong)
+    return obj
+
+
+_REQUEST_LIKE = st.one_of(
+    st.fixed_dictionaries(_REQUIRED, optional=_OPTIONAL),
+    _one_field_wrong(),
+    st.fixed_dictionaries(  # any field absent, anything or unknown
+        {},
+        optional={
+            **{key: value | _ANY for key, value in {**_REQUIRED, **_OPTIONAL}.items()},
+            "bogus": _ANY,
+        },
+    ),
+)
+"""Objects shaped like requests: each field absent, well typed or anything at all."""
+
+
+def _outcome(run: Any) -> object:
+    try:
+        return ("ok", run().to_wire())
+    except InputError as exc:
+        return ("error", str(exc))
+
+
+@given(_REQUEST_LIKE)
+@example({"principalId": "p", "action": "a", "scope": "/", "dataAction": None})
+@example({"principalId": "p", "action": "a", "scope": "/", "attributes": {"k": [1, "v", True]}})
+@example({"principalId": "p", "action": "a", "scope": "/", "attributes": {"k": 1.5}})
+@example({"principalId": " ", "action": "a", "scope": "/"})
+@example({"principalId": "p", "action": "a", "scope": "a/b"})
+@example({"principalId": "p", "action": "a", "scope": "/", "bogus": 1})
+def test_lines_decode_as_one_object_does(obj: dict[str, Any]) -> None:
+    """A JSON Lines request after the first (decoded straight into a request when it can be)
+    gives the request, or the error, that the same object gives to :func:`parse_request`."""
+    import json
+
+    first = json.dumps({"principalId": "p", "action": "a", "scope": "/"})
+    line = json.dumps(obj, ensure_ascii=False)
+    for raw in (line, line.encode()):
+        stream = read_request_lines([first, raw], source="b.jsonl")
+        next(stream)
+        got = _outcome(lambda stream=stream: next(stream))  # type: ignore[misc]
+        want = _outcome(lambda: parse_request(json.loads(line), source="b.jsonl", line=2))
+        assert got == want
+
+
+_TEXTS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+
+
+@given(
+    st.builds(
+        Decision,
+        decision=st.sampled_from(["allowed", "denied", "notGranted", "conditional"]),
+        principalId=_TEXTS,
+        action=_TEXTS,
+        scope=_TEXTS,
+        grantedBy=st.lists(_TEXTS, max_size=3).map(tuple),
+        deniedBy=st.lists(_TEXTS, max_size=3).map(tuple),
+        conditions=st.lists(_TEXTS, max_size=3).map(tuple),
+        reason=_TEXTS,
+    )
+)
+def test_a_decisions_json_is_its_wire_form(decision: Decision) -> None:
+    """``to_json`` (what JSON Lines answers are written with) is the object of contracts §4, its
+    fields in the same order, text not escaped, on one line."""
+    import json
+
+    text = decision.to_json().decode("utf-8")
+    assert json.loads(text) == decision.to_wire()
+    assert list(json.loads(text)) == list(decision.to_wire())
+    assert text == json.dumps(decision.to_wire(), ensure_ascii=False, separators=(",", ":"))
 
 
 def test_parse_requests_object_or_lines() -> None:

@@ -55,10 +55,11 @@ create no reference cycles, and the caches a first batch fills (identities, leve
 otherwise be walked by every young collection, a fifth of the time of those first requests."""
 
 
-class AccessRequest(msgspec.Struct, frozen=True, gc=False):
+class AccessRequest(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """One access request (contracts §4). ``attributes`` None means unknown (three-valued
     evaluation); a mapping, even empty, means concrete attributes. A frozen ``msgspec`` Struct
-    that the garbage collector does not track (a batch holds hundreds of thousands)."""
+    that the garbage collector does not track (a batch holds hundreds of thousands); JSON Lines
+    are decoded straight into it (see :mod:`auditor.access.requests`), unknown fields refused."""
 
     principalId: str
     action: str
@@ -78,6 +79,9 @@ class AccessRequest(msgspec.Struct, frozen=True, gc=False):
         if self.attributes is not None:
             out["attributes"] = dict(self.attributes)
         return out
+
+
+_ENCODE = msgspec.json.Encoder().encode
 
 
 class Decision(msgspec.Struct, frozen=True, gc=False):
@@ -107,6 +111,13 @@ class Decision(msgspec.Struct, frozen=True, gc=False):
             "conditions": list(self.conditions),
             "reason": self.reason,
         }
+
+    def to_json(self) -> bytes:
+        """The same object as :meth:`to_wire`, as compact UTF-8 JSON (the fields in the same
+        order, text not escaped). Written by ``msgspec`` straight from the fields: a fifth of the
+        time of ``json.dumps`` of the wire form, which otherwise costs a JSON Lines batch as much
+        as the decisions themselves."""
+        return _ENCODE(self)
 
 
 class GrantHit(msgspec.Struct, frozen=True, gc=False):

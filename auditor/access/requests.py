@@ -17,6 +17,7 @@ __all__ = ["parse_request", "parse_requests", "read_request_lines"]
 
 _FIELDS = ("principalId", "action", "dataAction", "scope", "subOperation", "attributes")
 _DECODER = msgspec.json.Decoder()
+_TYPED = msgspec.json.Decoder(AccessRequest)
 
 
 def _where(line: int | None, field: str | None) -> str | None:
@@ -110,6 +111,25 @@ def parse_request(obj: Any, *, source: str = "<request>", line: int | None = Non
     )
 
 
+def _typed(data: bytes | str) -> AccessRequest | None:
+    """A line decoded straight into a request by ``msgspec`` (types and unknown fields checked
+    as it goes, a third of the time of decoding to a dict and checking that), or None when the
+    line is not a valid request in its plainest form: then :func:`parse_request` reads it again,
+    accepts what the plain form does not (``"dataAction": null``) or names what is wrong."""
+    try:
+        request = _TYPED.decode(data)
+    except msgspec.DecodeError:  # ValidationError included
+        return None
+    if not (
+        request.principalId.strip() and request.action.strip() and request.scope.startswith("/")
+    ):
+        return None
+    attributes = request.attributes
+    if attributes is not None and not all(map(_attribute_value, attributes.values())):
+        return None
+    return request
+
+
 def _decode(data: bytes | str, source: str, line: int | None) -> Any:
     try:
         return _DECODER.decode(data)
@@ -127,7 +147,7 @@ def read_request_lines(
     iterator = iter(lines)
     first = True
     for number, raw in enumerate(iterator, start=1):
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
         if first:
             first = False
@@ -145,7 +165,7 @@ def read_request_lines(
                 return
             yield parse_request(obj, source=source, line=number)
             continue
-        yield parse_request(_decode(raw, source, number), source=source, line=number)
+        yield _typed(raw) or parse_request(_decode(raw, source, number), source=source, line=number)
 
 
 def parse_requests(data: bytes | str, *, source: str = "<requests>") -> list[AccessRequest]:

@@ -194,7 +194,7 @@ def register(app: typer.Typer) -> None:
             )
             decision = engine.check(request)
             if fmt == "json":
-                typer.echo(_dump(decision.to_wire()))
+                typer.echo(decision.to_json().decode())
             else:
                 _print_decision(_console(), decision)
             return
@@ -206,7 +206,8 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             write = sys.stdout.write
             for decision in engine.check_many(stream, window=window):
-                write(_dump(decision.to_wire()) + "\n")
+                write(decision.to_json().decode())
+                write("\n")
             sys.stdout.flush()
         else:
             console = _console()
