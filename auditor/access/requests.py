@@ -113,7 +113,7 @@ def parse_request(obj: Any, *, source: str = "<request>", line: int | None = Non
 
 def _typed(data: bytes | str) -> AccessRequest | None:
     """A line decoded straight into a request by ``msgspec`` (types and unknown fields checked
-    as it goes, a third of the time of decoding to a dict and checking that), or None when the
+    as it goes, about half the time of decoding to a dict and checking that), or None when the
     line is not a valid request in its plainest form: then :func:`parse_request` reads it again,
     accepts what the plain form does not (``"dataAction": null``) or names what is wrong."""
     try:
