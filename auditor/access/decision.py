@@ -49,6 +49,10 @@ __all__ = [
 
 Verdict = Literal["allowed", "denied", "notGranted", "conditional"]
 
+_MEMO_LIMIT = 65536
+"""How many entries the decision's memos (``deniedBy`` tuples, reason texts) keep before they
+start afresh."""
+
 _QUIET_BATCH = 1024
 """A batch of at least this many requests is decided with the garbage collector paused: decisions
 create no reference cycles, and the caches a first batch fills (identities, levels) would
@@ -338,7 +342,7 @@ def _denied_by(ix: Indexes, blocking: list[DenyEntry]) -> tuple[str, ...]:
     hit = ids.get(key)
     if hit is None:
         hit = _unique([deny.id for deny in blocking])
-        if len(ids) >= 65536:
+        if len(ids) >= _MEMO_LIMIT:
             ids.clear()
         ids[key] = hit
     return hit
@@ -546,7 +550,7 @@ def _reason_denied(
     hit = reasons.get(key)
     if hit is None:
         hit = _denied_text(ix, request, principal, identities, deny, len(blocking))
-        if len(reasons) >= 65536:
+        if len(reasons) >= _MEMO_LIMIT:
             reasons.clear()
         reasons[key] = hit
     return hit

@@ -151,14 +151,8 @@ class Directory:
         if hit is not None:
             return tuple(hit)
         groups_of = self.groups_of
-        if len(direct) == 1:
-            group = direct[0]
-            above = groups_of(group)
-            if not above:
-                return (key, group) if group != key else (key,)
-            found = {key, group}
-            found |= above
-            return tuple(found)
+        if len(direct) == 1 and not groups_of(direct[0]):  # one group, itself in none: no set
+            return (key, direct[0]) if direct[0] != key else (key,)
         found = {key, *direct}
         for group in direct:
             found |= groups_of(group)
