@@ -15,7 +15,7 @@ from auditor.estate.snapshot import Snapshot, load_snapshot
 
 __all__ = ["BATCH_WINDOW", "AccessEngine"]
 
-BATCH_WINDOW = 1 << 16
+BATCH_WINDOW = 1 << 18
 """How many requests :meth:`AccessEngine.check_many` decides at once by default."""
 
 
