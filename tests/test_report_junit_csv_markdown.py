@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime as dt
 import io
+import json
 import xml.etree.ElementTree as ET
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from auditor.audit import AuditOptions, audit_snapshot
 from auditor.audit.findings import SEVERITIES, AuditResult
+from auditor.estate.sample import sample_snapshot
 from auditor.report import RenderOptions, render
 from auditor.report.csv_ import COLUMNS
 from tests.report_fixtures import SCRIPT_INJECTION, make_result, synthetic_result
+
+AS_OF = dt.date(2026, 11, 21)
 
 
 @pytest.fixture(scope="module")
@@ -30,15 +35,12 @@ def test_junit_parses_back_with_matching_counts(result: AuditResult) -> None:
     assert root.tag == "testsuites"
     suites = root.findall("testsuite")
     assert len(suites) == len(result.rules)
-    cases: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for f in result.findings:
-        cases[(f.ruleId, f.resourceId)].append(f.status)
-    expected_fail = sum(1 for s in cases.values() if "fail" in s)
-    expected_skip = sum(
-        1 for s in cases.values() if "fail" not in s and ({"waived", "baselined"} & set(s))
-    )
+    # one test case per finding: JUnit counts what every other format counts
+    expected_fail = sum(1 for f in result.findings if f.status == "fail")
+    expected_skip = sum(1 for f in result.findings if f.status in ("waived", "baselined"))
+    assert expected_fail == sum(v for k, v in result.summary().items() if k in SEVERITIES)
     total_cases = sum(len(s.findall("testcase")) for s in suites)
-    assert total_cases == len(cases) == int(root.get("tests", "-1"))
+    assert total_cases == len(result.findings) == int(root.get("tests", "-1"))
     assert sum(len(s.findall("testcase/failure")) for s in suites) == expected_fail
     assert int(root.get("failures", "-1")) == expected_fail
     assert sum(len(s.findall("testcase/skipped")) for s in suites) == expected_skip
@@ -60,9 +62,32 @@ def test_junit_parses_back_with_matching_counts(result: AuditResult) -> None:
     ]  # fmt: skip
     assert skipped and "W-0007" in skipped[0].get("message", "")  # type: ignore[union-attr]
     assert "reviewed quarterly" in skipped[0].get("message", "")  # type: ignore[union-attr]
-    # three literal secrets on one cluster are one test case with one failure
+    # three literal secrets on one cluster are three failing test cases with unique names, each
+    # named by the resource and the finding's fingerprint
     clu8 = by_rule["CLU-008"].findall("testcase")
-    assert len(clu8) == 1 and "and 2 more" in clu8[0].find("failure").get("message", "")  # type: ignore[union-attr]
+    names = [c.get("name", "") for c in clu8]
+    assert len(clu8) == 3 and len(set(names)) == 3
+    assert all(c.find("failure") is not None for c in clu8)
+    fingerprints = {f.fingerprint[:16] for f in result.findings if f.ruleId == "CLU-008"}
+    assert {n.rsplit("[", 1)[1].rstrip("]") for n in names} == fingerprints
+    for suite in suites:  # names are unique within each suite
+        suite_names = [c.get("name") for c in suite.findall("testcase")]
+        assert len(suite_names) == len(set(suite_names))
+
+
+def test_junit_counts_the_failing_findings_of_the_sample_estate() -> None:
+    """The sample estate has rules with several findings on one resource (74 test cases once held
+    its 78 failing findings): JUnit's failures equal the JSON summary's failing count."""
+    sample = audit_snapshot(sample_snapshot(), AuditOptions(use_config=False, as_of=AS_OF))
+    summary = json.loads(render(sample, "json"))["summary"]
+    failing = sum(summary[s] for s in SEVERITIES)
+    root = ET.fromstring(render(sample, "junit"))
+    assert failing == len(sample.failures) > 0
+    assert int(root.get("failures", "-1")) == failing
+    assert len(root.findall("testsuite/testcase/failure")) == failing
+    assert int(root.get("tests", "-1")) == len(sample.findings)
+    pairs = {(f.ruleId, f.resourceId.lower()) for f in sample.failures}
+    assert len(pairs) < failing  # the case the merged test cases undercounted
 
 
 def test_junit_survives_control_characters(result: AuditResult) -> None:
@@ -71,7 +96,8 @@ def test_junit_survives_control_characters(result: AuditResult) -> None:
     other = dataclasses.replace(result, findings=[bad])
     root = ET.fromstring(render(other, "junit"))
     failure = root.find("testsuite/testcase/failure")
-    assert failure is not None and "bell nul esc end" in failure.get("message", "")
+    # controls are shown, not acted on or silently dropped (auditor.inert)
+    assert failure is not None and r"bell\x07 nul\x00 esc\x1b end" in failure.get("message", "")
 
 
 # --- CSV --------------------------------------------------------------------------------------

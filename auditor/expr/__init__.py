@@ -1,5 +1,15 @@
-"""The two expression languages: OData-style ``$filter`` and role-assignment conditions (v2.0)."""
+"""The two expression languages: OData-style ``$filter`` and role-assignment conditions (v2.0), and
+the linear-time glob matcher every wildcard of the estate and the command line goes through."""
 
 from auditor.expr.errors import ConditionSyntaxError, ExpressionSyntaxError, FilterSyntaxError
+from auditor.expr.glob import Dialect, compile_glob, glob_match, glob_regex
 
-__all__ = ["ConditionSyntaxError", "ExpressionSyntaxError", "FilterSyntaxError"]
+__all__ = [
+    "ConditionSyntaxError",
+    "Dialect",
+    "ExpressionSyntaxError",
+    "FilterSyntaxError",
+    "compile_glob",
+    "glob_match",
+    "glob_regex",
+]

@@ -1,16 +1,19 @@
 """JUnit XML for CI test-report views (GitLab, Jenkins, Azure Pipelines, GitHub test reporters).
 
 One ``testsuite`` per rule (every catalogue rule, so a rule that found nothing to check shows as an
-empty suite), one ``testcase`` per rule and resource. A resource with several findings of one rule
-(say, three literal secrets in one cluster) is one test case: it fails when any of them fails, and
-the failure lists them all. Waived and baselined findings are ``skipped`` with the waiver's id,
-expiry and justification (or a note that the baseline accepts them); passes are plain test cases.
+empty suite), one ``testcase`` per finding, so the failures JUnit counts are the failing findings
+every other format counts. A test case is named by its resource; when one rule has several findings
+on one resource (say, three literal secrets in one cluster), each name gets the finding's
+fingerprint (and an index if even that repeats), so names stay unique and stable from run to run.
+Waived and baselined findings are ``skipped`` with the waiver's id, expiry and justification (or a
+note that the baseline accepts them); passes are plain test cases.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from auditor.audit.findings import Finding, RuleInfo
@@ -62,7 +65,19 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n").encode("utf-8")
 
 
-_STATUS_RANK = {"fail": 3, "baselined": 2, "waived": 1, "pass": 0}
+def _cases(resources: dict[str, list[Finding]]) -> Iterator[tuple[str, Finding]]:
+    """Each finding with its unique test case name: the resource, plus the fingerprint (and an
+    index if that repeats) where one resource has several findings of the rule."""
+    for resource, findings in resources.items():
+        base = xml_text(resource) or "(unnamed)"
+        if len(findings) == 1:
+            yield base, findings[0]
+            continue
+        seen: dict[str, int] = {}
+        for f in findings:
+            name = f"{base} [{f.fingerprint[:16]}]" if f.fingerprint else base
+            k = seen[name] = seen.get(name, 0) + 1
+            yield (name if k == 1 else f"{name} #{k}"), f
 
 
 def _suite(
@@ -79,29 +94,21 @@ def _suite(
         ET.SubElement(props, "property", name=name, value=xml_text(value))
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     classname = f"auditor.{rule.id}"
-    for resource, findings in resources.items():
+    for name, f in _cases(resources):
         counts["tests"] += 1
-        case = ET.SubElement(
-            suite, "testcase", classname=classname, name=xml_text(resource) or "(unnamed)",
-            time="0",
-        )  # fmt: skip
-        worst = max(findings, key=lambda f: _STATUS_RANK.get(f.status, 0))
-        if worst.status == "fail":
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name, time="0")
+        if f.status == "fail":
             counts["failures"] += 1
-            failing = [f for f in findings if f.status == "fail"]
-            message = one_line(xml_text(failing[0].message))
-            if len(failing) > 1:
-                message += f" (and {len(failing) - 1} more)"
+            message = one_line(xml_text(f.message))
             failure = ET.SubElement(
-                case, "failure", message=clip(message, MAX_MESSAGE), type=worst.severity
+                case, "failure", message=clip(message, MAX_MESSAGE), type=f.severity
             )
-            failure.text = clip("\n\n".join(_failure_text(f) for f in failing), MAX_BODY)
-        elif worst.status in ("waived", "baselined"):
+            failure.text = clip(_failure_text(f), MAX_BODY)
+        elif f.status in ("waived", "baselined"):
             counts["skipped"] += 1
-            ET.SubElement(case, "skipped", message=clip(_skip_message(worst), MAX_MESSAGE))
-        out = "\n".join(one_line(xml_text(f.message)) for f in findings if f.status == "pass")
-        if out and worst.status == "pass":
-            ET.SubElement(case, "system-out").text = clip(out, MAX_BODY)
+            ET.SubElement(case, "skipped", message=clip(_skip_message(f), MAX_MESSAGE))
+        elif f.message:
+            ET.SubElement(case, "system-out").text = clip(one_line(xml_text(f.message)), MAX_BODY)
     for key, count in counts.items():
         suite.set(key, str(count))
     suite.set("time", "0")

@@ -66,6 +66,7 @@ from auditor.expr.condition.ast import (
 )
 from auditor.expr.condition.parser import parse_condition
 from auditor.expr.condition.printer import print_condition
+from auditor.expr.glob import Dialect, compile_glob
 
 __all__ = [
     "AttributeValue",
@@ -281,14 +282,13 @@ def _not(part: _Fn) -> _Fn:
     return evaluate
 
 
-@lru_cache(maxsize=4096)
 def _action_regex(pattern: str) -> re.Pattern[str]:
-    body = ".*".join(re.escape(piece) for piece in pattern.split("*"))
-    return re.compile(body, re.IGNORECASE | re.DOTALL)
+    return compile_glob(pattern, Dialect.ACTION, ignore_case=True)
 
 
 def action_matches(pattern: str, action: str) -> bool:
-    """``action`` matches the case-insensitive glob ``pattern`` (``*`` any run, ``/`` included)."""
+    """``action`` matches the case-insensitive glob ``pattern`` (``*`` any run, ``/`` included),
+    in time linear in ``action`` whatever the pattern (:mod:`auditor.expr.glob`)."""
     return _action_regex(pattern).fullmatch(action) is not None
 
 
@@ -395,20 +395,10 @@ def _coercer(op: Op) -> Callable[[Any], Any]:
     return as_bool
 
 
-@lru_cache(maxsize=4096)
 def like_regex(pattern: str) -> re.Pattern[str]:
-    """``StringLike`` pattern: ``*`` any run, ``?`` one character, ``\\*``/``\\?`` literal."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern) and pattern[i + 1] in "*?":
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if char == "*" else "." if char == "?" else re.escape(char))
-        i += 1
-    return re.compile("".join(out), re.DOTALL)
+    """``StringLike`` pattern: ``*`` any run, ``?`` one character, ``\\*``/``\\?`` literal; a
+    ``fullmatch`` takes time linear in the value whatever the pattern (:mod:`auditor.expr.glob`)."""
+    return compile_glob(pattern, Dialect.LIKE)
 
 
 def _relation(op: Op) -> Callable[[Any, Any], bool]:

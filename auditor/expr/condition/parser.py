@@ -202,12 +202,20 @@ def _from_lark(error: UnexpectedInput, text: str) -> ConditionSyntaxError:
         if char == "'":
             return _error(text, pos, "unterminated string: a closing ' is missing")
         if char == "@":
-            return _error(
-                text,
-                pos,
-                "malformed attribute: write @Source[...] with the closing ']' on the same line",
-            )
+            return _attribute_error(text, pos)
         expected = _accepted(error, set(error.allowed or ()))
+        stop = pos + _operator_prefix(text[pos : pos + 64]) if "OPERATOR" in expected else pos
+        if stop > pos:  # 'ForAnyOfAnyValues::StringEquals': the caret goes under the second ':'
+            written = text[pos:stop]
+            if not text[stop:].strip():
+                return _error(
+                    text, stop, f"unexpected end of the condition after '{written}'",
+                    _expected_words({"OPERATOR"}),
+                )  # fmt: skip
+            return _error(
+                text, stop, f"unexpected character {text[stop]!r} after '{written}'",
+                _expected_words({"OPERATOR"}),
+            )  # fmt: skip
         return _error(text, pos, f"unexpected character {char!r}", _expected_words(expected))
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -218,6 +226,60 @@ def _from_lark(error: UnexpectedInput, text: str) -> ConditionSyntaxError:
         expected = _accepted(error, set(error.expected))
         return _error(text, pos, f"unexpected {_describe(token)}", _expected_words(expected))
     return _error(text, len(text.rstrip()), "unexpected end of the condition")
+
+
+_CROSS_WORDS = ("", *(f"{cp.value.lower()}:" for cp in CrossProduct))
+_FAMILY_WORDS = tuple(family.value.lower() for family in Family)
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _operator_prefix(text: str) -> int:
+    """How many characters of ``text`` could begin an operator (the lexer's OPERATOR matched none
+    of it): the caret goes under the first one that cannot."""
+    low, best = text.lower(), 0
+    for prefix in _CROSS_WORDS:
+        n = _common(low, prefix)
+        if n < len(prefix):
+            best = max(best, n)
+            continue
+        for family in _FAMILY_WORDS:
+            k = _common(low[n:], family)
+            if k == len(family):  # then any letters (the operator's name is checked later)
+                while n + k < len(low) and "a" <= low[n + k] <= "z":
+                    k += 1
+            best = max(best, n + k)
+    return best
+
+
+def _attribute_error(text: str, pos: int) -> ConditionSyntaxError:
+    """An '@' the lexer could not read as ``@Source[name]``, the caret under what cannot follow."""
+    end = pos + 1
+    while end < len(text) and text[end].isascii() and text[end].isalpha():
+        end += 1
+    if end == pos + 1:
+        return _error(
+            text, end, "malformed attribute: expected a source such as @Resource[...] after '@'"
+        )
+    if end < len(text) and text[end] == "[":
+        line_end = len(text)
+        for stop in ("\r", "\n"):
+            found = text.find(stop, end)
+            if found >= 0:
+                line_end = min(line_end, found)
+        return _error(
+            text,
+            line_end,
+            "malformed attribute: the closing ']' is missing (write @Source[...] on one line)",
+        )
+    return _error(text, end, f"malformed attribute: expected '[' after '{text[pos:end]}'")
 
 
 # ------------------------------------------------------------------------------------ builder

@@ -547,6 +547,9 @@ def _translate(text: str, exc: BaseException) -> FilterSyntaxError:
         expected = expected_words(_accepted(exc, exc.expected))
         if token.type == "$END":
             return _error_at(text, len(text.rstrip()), "unexpected end of input", expected)
+        stopped = _unfinished_token(text, token.start_pos or 0)  # '1e': the 'e' is glued on
+        if stopped is not None:
+            return stopped
         pos = _keyword_pos(token) if token.type in ("CMP", "AND", "OR", "IN") else token.start_pos
         problem = f"unexpected {_show(str(token))}"
         if token.type == "PATH" and ("CMP" in exc.expected or "AND" in exc.expected):
@@ -556,6 +559,9 @@ def _translate(text: str, exc: BaseException) -> FilterSyntaxError:
         return _error_at(text, pos, problem, expected)
     if isinstance(exc, UnexpectedCharacters):
         pos = exc.pos_in_stream or 0
+        stopped = _unfinished_token(text, pos)
+        if stopped is not None:
+            return stopped
         char = text[pos] if 0 <= pos < len(text) else ""
         expected = expected_words(_accepted(exc, exc.allowed or ()))
         if char == "'":
@@ -572,6 +578,39 @@ def _translate(text: str, exc: BaseException) -> FilterSyntaxError:
     if isinstance(exc, UnexpectedEOF):  # pragma: no cover - LALR reports the end as a $END token
         return _error_at(text, len(text.rstrip()), "unexpected end of input", [])
     return _error_at(text, 0, "this filter cannot be parsed", [])  # pragma: no cover
+
+
+# What a member path or a number may be while it is being written: a path may end in the '/' that
+# asks for the next member, a number in its '.', 'e' or exponent sign. The lexer's token stops
+# before those characters, so its error would point at them rather than at what cannot follow.
+_UNFINISHED = (
+    (re.compile(r"(?!\d)\w+(?:/(?!\d)\w+)*/"), "a member name"),
+    (re.compile(r"[+-]?\d+(?:\.(?:\d+(?:e[+-]?\d*)?)?|e[+-]?\d*)", re.IGNORECASE), "a digit"),
+)
+_TOKEN_CHARS = re.compile(r"[\w/.+-]*\Z")
+
+
+def _unfinished_token(text: str, pos: int) -> FilterSyntaxError | None:
+    """The error at the character that cannot continue a path or number the lexer stopped short
+    of (``a//b``: the second '/'; ``1.x``: the 'x'), or None when the lexer's position is it."""
+    run = _TOKEN_CHARS.search(text, max(0, pos - 200), pos)
+    start = run.start() if run is not None else pos
+    for pattern, wanted in _UNFINISHED:
+        match = pattern.match(text, start)
+        if match is None or match.end() <= pos:
+            continue
+        stop = match.end()
+        written = _show(text[start:stop])
+        if stop >= len(text.rstrip()) and not text[stop:].strip():
+            return _error_at(text, stop, f"unexpected end of input after {written}", [wanted])
+        char = text[stop]
+        problem = f"unexpected {'whitespace' if char.isspace() else _show(char)} after {written}"
+        if wanted == "a member name" and char == "/":
+            problem += " (a path has no empty member)"
+        elif wanted == "a member name" and char.isdigit():
+            problem += " (a member name does not start with a digit)"
+        return _error_at(text, stop, problem, [wanted])
+    return None
 
 
 def _accepted(exc: Any, fallback: Any) -> set[str]:
