@@ -1,6 +1,6 @@
 """httpx clients of the seed's API (one module per area) over a shared transport
-(:mod:`auditor.api._transport`: timeouts, retries with backoff and jitter honouring
-``Retry-After``, credentials kept to the configured host) and paging
+(:mod:`auditor.api._transport`: a time limit per request and an overall deadline, retries with
+backoff and jitter honouring ``Retry-After``, credentials kept to the configured host) and paging
 (:mod:`auditor.api._paging`); :mod:`auditor.api.collect` builds a snapshot from the API and
 :mod:`auditor.api.apply` sends a plan's requests."""
 
@@ -11,6 +11,7 @@ from auditor.api._transport import (
     ApiError,
     ClientSettings,
     Credential,
+    DeadlineError,
     ForeignHostError,
     OperationError,
     PagingError,
@@ -24,6 +25,7 @@ __all__ = [
     "ApiError",
     "ClientSettings",
     "Credential",
+    "DeadlineError",
     "DevToolingClient",
     "ForeignHostError",
     "OperationError",

@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
+import httpx
 
 from auditor.api._operations import OperationResult, operation_address, poll_operation
-from auditor.api._paging import iter_pages
+from auditor.api._paging import Page, decoded_items, iter_pages
 from auditor.api._paths import segment, subscription_path
-from auditor.api._transport import OperationError, Transport, parse_retry_after
+from auditor.api._transport import OperationError, Transport, json_of, parse_retry_after
 
 NON_TERMINAL_STATES = frozenset(
     {"accepted", "creating", "updating", "inprogress", "provisioning", "running", "deleting"}
@@ -54,10 +54,9 @@ class ResourceClient:
         params = (
             None if "api-version=" in path else {"api-version": api_version or self.api_version}
         )
-        response = await self.transport.request(
-            "PUT", path, params=params, json=body, ok=self.created_status
+        response, resource = await self.transport.request_parsed(
+            "PUT", path, _with_json, params=params, json=body, ok=self.created_status
         )
-        resource = msgspec.json.decode(response.content) if response.content else {}
         return Accepted(
             status_code=response.status_code,
             resource=resource if isinstance(resource, dict) else {},
@@ -95,16 +94,13 @@ class ResourceClient:
 
     async def get_path(self, path: str) -> dict[str, Any]:
         params = None if "api-version=" in path else {"api-version": self.api_version}
-        response = await self.transport.request("GET", path, params=params)
-        body = msgspec.json.decode(response.content)
+        body = await self.transport.request_parsed("GET", path, json_of, params=params)
         return body if isinstance(body, dict) else {}
 
     async def get(self, subscription: str, resource_group: str, name: str) -> dict[str, Any]:
         return await self.get_path(self.path(subscription, resource_group, name))
 
-    def pages(
-        self, subscription: str, resource_group: str | None = None
-    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+    def pages(self, subscription: str, resource_group: str | None = None) -> AsyncIterator[Page]:
         """Pages of the resources of a subscription, or of one of its resource groups."""
         path = subscription_path(subscription)
         if resource_group is not None:
@@ -115,10 +111,11 @@ class ResourceClient:
     async def list_resources(
         self, subscription: str, resource_group: str | None = None
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        async for items, _ in self.pages(subscription, resource_group):
-            out.extend(msgspec.json.decode(item) for item in items)
-        return out
+        return await decoded_items(self.pages(subscription, resource_group))
+
+
+def _with_json(response: httpx.Response) -> tuple[httpx.Response, Any]:
+    return response, json_of(response)
 
 
 def _provisioning_state(resource: dict[str, Any]) -> str | None:

@@ -1,6 +1,11 @@
 """The HTTP layer every client shares: one configured origin, credentials that never leave it,
 timeouts, bounded retries with exponential backoff and jitter honouring ``Retry-After``, bounded
 concurrency, and errors that never carry a token.
+
+Time is bounded twice: each request (connecting, waiting for a turn excluded, and reading the whole
+answer) by ``ClientSettings.timeout`` -- so a server that trickles its answer a byte at a time cannot
+hold a request longer than that, whatever httpx's per-read timeout sees -- and every request of the
+transport together by ``ClientSettings.deadline``, counted from ``async with``.
 """
 
 from __future__ import annotations
@@ -10,10 +15,10 @@ import email.utils
 import logging
 import random
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -24,6 +29,18 @@ from auditor.model.secrets import Secret
 log = logging.getLogger("auditor.api")
 
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+
+QUOTED_MAX = 200
+"""The most characters of a server's own text (an error message or code) a message quotes."""
+
+T = TypeVar("T")
+
+
+def bounded(text: str, limit: int = QUOTED_MAX) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
 class ApiError(Exception):
@@ -63,6 +80,15 @@ class PagingError(ApiError):
 
 class OperationError(ApiError):
     """An asynchronous operation that failed, was canceled or did not finish in time."""
+
+
+class DeadlineError(ApiError):
+    """The transport's overall deadline (``ClientSettings.deadline``) passed: no more requests."""
+
+
+class BodyError(Exception):
+    """Raised by a ``parse`` function of :meth:`Transport.request` when a 200 answer's body is
+    unusable in a way a new attempt may cure (cut short, not JSON): retried like a 5xx."""
 
 
 @dataclass(frozen=True)
@@ -108,8 +134,21 @@ class ClientSettings:
     poll_interval_max: float = 60.0
     """The longest wait between two polls, whatever Retry-After says."""
     operation_timeout: float = 3600.0
-    max_pages: int = 100_000
+    max_pages: int = 10_000
+    """Pages of one listing, at most; a listing with more ends incomplete."""
+    deadline: float | None = None
+    """Seconds for every request of the transport together, counted from ``async with`` (None: no
+    limit). When they have passed, requests fail with :class:`DeadlineError`; each request's own
+    time is cut to what is left."""
     user_agent: str = "auditor"
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ValueError("the timeout must be positive")
+        if self.deadline is not None and not self.deadline > 0:
+            raise ValueError("the deadline must be positive")
+        if self.max_pages < 1:
+            raise ValueError("at least one page is needed")
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -175,18 +214,18 @@ def error_from_response(response: httpx.Response) -> ApiError:
     """An ApiError from an error answer: the ErrorResponse of seed 7 (areas A-C and E) or the flat
     body of area D; anything else by its status alone."""
     code: str | None = None
-    message = response.reason_phrase or "request failed"
+    message = bounded(response.reason_phrase or "request failed")
     try:
         body = msgspec.json.decode(response.content) if response.content else None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         body = None
     if isinstance(body, dict):
         inner = body.get("error")
         detail: dict[str, Any] = inner if isinstance(inner, dict) else body
         if isinstance(detail.get("code"), str):
-            code = detail["code"]
+            code = bounded(detail["code"], 64)
         if isinstance(detail.get("message"), str):
-            message = detail["message"]
+            message = bounded(detail["message"])
     request = response.request
     return ApiError(
         message,
@@ -197,10 +236,44 @@ def error_from_response(response: httpx.Response) -> ApiError:
     )
 
 
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, for messages (never the value itself)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def json_of(response: httpx.Response) -> Any:
+    """The JSON body of an answer (None when it is empty). A body cut short or not JSON raises
+    :class:`BodyError` (so it is asked for again); one nested too deeply, :class:`ApiError`."""
+    if not response.content:
+        return None
+    try:
+        return msgspec.json.decode(response.content)
+    except msgspec.DecodeError as exc:
+        raise BodyError(f"the answer is not complete JSON ({bounded(str(exc))})") from None
+    except RecursionError:
+        request = response.request
+        raise ApiError(
+            "the answer nests too deeply to be read",
+            status=response.status_code,
+            method=request.method,
+            url=_shown_url(str(request.url)),
+        ) from None
+
+
 def _shown_url(url: str) -> str:
     """A URL for messages: path and query (never credentials; they are never in URLs anyway)."""
     parts = urlsplit(url)
-    return parts.path + (f"?{parts.query}" if parts.query else "")
+    return bounded(parts.path + (f"?{parts.query}" if parts.query else ""))
 
 
 class Transport:
@@ -226,6 +299,7 @@ class Transport:
         self._client: httpx.AsyncClient | None = None
         self._semaphore: asyncio.Semaphore | None = None
         self._rng = random.Random(seed)
+        self._deadline_at: float | None = None
         self.requests = 0
         self.retries = 0
 
@@ -248,7 +322,15 @@ class Transport:
             transport=self._transport,
         )
         self._semaphore = asyncio.Semaphore(max(1, s.concurrency))
+        if s.deadline is not None:
+            self._deadline_at = asyncio.get_running_loop().time() + s.deadline
         return self
+
+    def time_left(self) -> float | None:
+        """Seconds until the deadline (None: no deadline; 0 or less: it has passed)."""
+        if self._deadline_at is None:
+            return None
+        return self._deadline_at - asyncio.get_running_loop().time()
 
     async def __aexit__(
         self,
@@ -279,8 +361,14 @@ class Transport:
         return f"{scheme}://{shown}:{port}" + ("" if link.startswith("/") else "/") + link
 
     def _same_origin(self, url: str) -> str:
-        if _origin(url) != self.origin:
-            host = urlsplit(url).hostname or "?"
+        try:
+            origin = _origin(url)
+            host = bounded(urlsplit(url).hostname or "?", 64)
+        except ValueError:  # a bracketed host not closed, a port out of range
+            raise ApiError(
+                f"the service gave a link that is not a valid URL: {bounded(url)}"
+            ) from None
+        if origin != self.origin:
             raise ForeignHostError(
                 f"refusing to follow a link to another host ({host}); credentials are sent to "
                 f"{self.origin[1]} only"
@@ -299,6 +387,33 @@ class Transport:
         ok: tuple[int, ...] = (200,),
     ) -> httpx.Response:
         """Send with retries; an answer whose status is not in ``ok`` raises :class:`ApiError`."""
+        return await self.request_parsed(
+            method,
+            target,
+            _as_is,
+            params=params,
+            json=json,
+            content=content,
+            headers=headers,
+            ok=ok,
+        )
+
+    async def request_parsed(
+        self,
+        method: str,
+        target: str,
+        parse: Callable[[httpx.Response], T],
+        *,
+        params: Mapping[str, str] | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        ok: tuple[int, ...] = (200,),
+    ) -> T:
+        """:meth:`request`, returning ``parse(answer)``; when ``parse`` raises :class:`BodyError`
+        (a body cut short, say) the request is retried like a 5xx, then fails with
+        :class:`ApiError`. Time: see the module's description; when the deadline has passed, or
+        would pass during the wait before a retry, :class:`DeadlineError` is raised."""
         client, semaphore = self._client, self._semaphore
         if client is None or semaphore is None:
             raise RuntimeError("use the transport inside 'async with'")
@@ -313,7 +428,70 @@ class Transport:
             attempt += 1
             retry_after: float | None = None
             try:
+                response = await self._attempt(
+                    client, semaphore, method, url, params, content, headers
+                )
+            except httpx.InvalidURL:
+                raise ApiError("not a valid URL", method=method, url=_shown_url(url)) from None
+            except (httpx.TransportError, _TooSlow) as exc:
+                sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                last = (
+                    str(exc) if isinstance(exc, _TooSlow) else f"no answer ({type(exc).__name__})"
+                )
+                if attempt >= policy.attempts or (sent and method not in IDEMPOTENT):
+                    raise ApiError(last, method=method, url=_shown_url(url)) from None
+            else:
+                status = response.status_code
+                if status in ok:
+                    try:
+                        return parse(response)
+                    except BodyError as exc:
+                        last = bounded(str(exc))
+                        if attempt >= policy.attempts or method not in IDEMPOTENT:
+                            tries = f" ({attempt} attempts)" if attempt > 1 else ""
+                            raise ApiError(
+                                last + tries, status=status, method=method, url=_shown_url(url)
+                            ) from None
+                else:
+                    retryable = status in policy.statuses and (
+                        method in IDEMPOTENT or status in (429, 503)
+                    )
+                    if not retryable or attempt >= policy.attempts:
+                        raise error_from_response(response)
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    last = f"HTTP {status}"
+            delay = policy.delay(attempt, retry_after, self._rng)
+            left = self.time_left()
+            if left is not None and left <= delay:
+                raise DeadlineError(
+                    f"stopped: the deadline of {self.settings.deadline:g} s would pass before the "
+                    f"next attempt (the last: {last})",
+                    method=method,
+                    url=_shown_url(url),
+                )
+            self.retries += 1
+            await asyncio.sleep(delay)
+
+    async def _attempt(
+        self,
+        client: httpx.AsyncClient,
+        semaphore: asyncio.Semaphore,
+        method: str,
+        url: str,
+        params: Mapping[str, str] | None,
+        content: bytes | None,
+        headers: Mapping[str, str] | None,
+    ) -> httpx.Response:
+        """One request, its whole answer read within the timeout and the deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = self._deadline_at
+        if deadline is not None and loop.time() >= deadline:
+            raise DeadlineError(self._deadline_passed(), method=method, url=_shown_url(url))
+        try:
+            async with asyncio.timeout_at(deadline) as scope:
                 async with semaphore:
+                    limit = loop.time() + self.settings.timeout
+                    scope.reschedule(limit if deadline is None else min(limit, deadline))
                     self.requests += 1
                     started = time.perf_counter()
                     response = await client.request(
@@ -326,24 +504,33 @@ class Transport:
                         response.status_code,
                         (time.perf_counter() - started) * 1000,
                     )
-            except httpx.TransportError as exc:
-                sent = not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                if attempt >= policy.attempts or (sent and method not in IDEMPOTENT):
-                    raise ApiError(
-                        f"no answer ({type(exc).__name__})", method=method, url=_shown_url(url)
-                    ) from None
-            else:
-                status = response.status_code
-                if status in ok:
-                    return response
-                retryable = status in policy.statuses and (
-                    method in IDEMPOTENT or status in (429, 503)
-                )
-                if not retryable or attempt >= policy.attempts:
-                    raise error_from_response(response)
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
-            self.retries += 1
-            await asyncio.sleep(policy.delay(attempt, retry_after, self._rng))
+        except TimeoutError:
+            if deadline is not None and loop.time() >= deadline:
+                raise DeadlineError(
+                    self._deadline_passed(), method=method, url=_shown_url(url)
+                ) from None
+            raise _TooSlow(f"no complete answer within {self.settings.timeout:g} s") from None
+        return response
+
+    def _deadline_passed(self) -> str:
+        return f"stopped: the deadline of {self.settings.deadline:g} s passed"
 
     async def get_bytes(self, target: str, params: Mapping[str, str] | None = None) -> bytes:
         return (await self.request("GET", target, params=params)).content
+
+    async def get_parsed(
+        self,
+        target: str,
+        params: Mapping[str, str] | None,
+        parse: Callable[[bytes], T],
+    ) -> T:
+        """GET ``target`` and return ``parse(body)`` (see :meth:`request_parsed`)."""
+        return await self.request_parsed("GET", target, lambda r: parse(r.content), params=params)
+
+
+class _TooSlow(Exception):
+    """The whole answer did not arrive within the request timeout."""
+
+
+def _as_is(response: httpx.Response) -> httpx.Response:
+    return response

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import msgspec
-
-from auditor.api._paging import iter_pages
+from auditor.api._paging import Page, decoded_items, iter_pages
 from auditor.api._paths import scope_path, subscription_path
 from auditor.api._transport import Transport
 from auditor.model.defaults import SEED_API_VERSIONS
@@ -30,7 +28,7 @@ class AccessControlClient:
 
     def role_assignment_pages(
         self, scope: str = "/", *, filter: str | None = None, tenant_id: str | None = None
-    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+    ) -> AsyncIterator[Page]:
         """Pages of 4.2 at ``scope`` (``/``: the provider-level call, paged by the service)."""
         path = scope_path(scope) + _PROVIDER + "/roleAssignments"
         return iter_pages(self.transport, path, self._params(filter, tenantId=tenant_id))
@@ -38,14 +36,13 @@ class AccessControlClient:
     async def list_role_assignments(
         self, scope: str = "/", *, filter: str | None = None, tenant_id: str | None = None
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        async for items, _ in self.role_assignment_pages(scope, filter=filter, tenant_id=tenant_id):
-            out.extend(msgspec.json.decode(item) for item in items)
-        return out
+        return await decoded_items(
+            self.role_assignment_pages(scope, filter=filter, tenant_id=tenant_id)
+        )
 
     def deny_assignment_pages(
         self, subscription: str, *, filter: str | None = None
-    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+    ) -> AsyncIterator[Page]:
         path = subscription_path(subscription) + _PROVIDER + "/denyAssignments"
         params = self._params(filter)
         params["api-version"] = SEED_API_VERSIONS["denyAssignments.list"]
@@ -54,7 +51,4 @@ class AccessControlClient:
     async def list_deny_assignments(
         self, subscription: str, *, filter: str | None = None
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        async for items, _ in self.deny_assignment_pages(subscription, filter=filter):
-            out.extend(msgspec.json.decode(item) for item in items)
-        return out
+        return await decoded_items(self.deny_assignment_pages(subscription, filter=filter))

@@ -13,8 +13,16 @@ What is read, per subscription and concurrently (bounded by the client's ``concu
 empty unless a directory snapshot supplies them.
 
 Items travel as raw JSON from the answer to the snapshot loader, which validates them exactly as it
-validates a snapshot file. A part that cannot be read is recorded under a top-level
-``"incomplete": [{"what", "error"}]`` key instead of failing the whole collection.
+validates a snapshot file. A part that cannot be read in full is recorded under a top-level
+``"incomplete": [{"what", "error"}]`` key instead of failing the whole collection, and what was read
+of it is kept:
+
+- a listing stopped early (an error answer after the retries, the client's ``deadline`` passed,
+  ``max_pages`` pages read, a repeated ``nextLink``, a page that is not a list page) keeps the items
+  of the pages before;
+- an item the snapshot cannot hold (not an object, an ``id`` that is not a string, nesting too
+  deep, a field of the wrong type) is left out, named by its page and JSON path; the rest of its
+  page and the listing's later pages are read.
 """
 
 from __future__ import annotations
@@ -30,9 +38,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from auditor.api._paging import item_ids
+from auditor.api._paging import Page
 from auditor.api._paths import subscription_path
-from auditor.api._transport import ApiError
+from auditor.api._transport import ApiError, bounded
 from auditor.api.client import ResourceManagerClient
 from auditor.api.devtooling import DevToolingClient
 from auditor.errors import IncompleteError, InputError
@@ -47,7 +55,10 @@ ProgressCallback = Callable[[str, int, int], None]
 INCOMPLETE_KEY = "incomplete"
 DIRECTORY_SECTIONS = ("hierarchy", "principals", "roleDefinitions")
 
-Pages = AsyncIterator[tuple[list[msgspec.Raw], bytes]]
+Pages = AsyncIterator[Page]
+
+_PROBLEMS_KEPT = 5
+"""Problems of one listing quoted in its ``incomplete`` entry (the rest are counted)."""
 
 
 @dataclass(frozen=True)
@@ -76,11 +87,42 @@ class CollectResult:
 
 
 @dataclass
+class _Read:
+    """The items kept of one page (with their ids), and their places in it when some were left
+    out (None: the k-th item kept is the page's k-th item)."""
+
+    number: int
+    items: list[tuple[msgspec.Raw, str | None]]
+    positions: list[int] | None = None
+
+    def position(self, k: int) -> int:
+        return k if self.positions is None else self.positions[k]
+
+
+@dataclass
 class _Unit:
     section: str
     what: str
     pages: Callable[[], Pages]
-    items: list[tuple[msgspec.Raw, str | None]] = field(default_factory=list)
+    read: list[_Read] = field(default_factory=list)
+    stopped: str | None = None
+    """Why the listing ended early."""
+    problems: list[str] = field(default_factory=list)
+    """Items left out (the first few, with page and JSON path)."""
+    left_out: int = 0
+
+    def leave_out(self, page: int, problem: str) -> None:
+        self.left_out += 1
+        if len(self.problems) < _PROBLEMS_KEPT:
+            self.problems.append(f"page {page}, {problem}")
+
+    def failure(self) -> Failure | None:
+        parts = [self.stopped] if self.stopped else []
+        if self.left_out:
+            more = self.left_out - len(self.problems)
+            tail = f"; and {more:,} more" if more > 0 else ""
+            parts.append(f"{self.left_out:,} item(s) left out: " + "; ".join(self.problems) + tail)
+        return Failure(self.what, "; ".join(parts)) if parts else None
 
 
 def _utc_now() -> str:
@@ -116,9 +158,21 @@ def _units(
 
 
 async def _run_unit(unit: _Unit) -> None:
-    async for items, body in unit.pages():
-        ids = item_ids(body)
-        unit.items.extend(zip(items, ids, strict=True))
+    async for page in unit.pages():
+        ids, bad = page.ids()
+        problems = {**page.unreadable, **bad}
+        if not problems:
+            unit.read.append(_Read(page.number, list(zip(page.items, ids, strict=True))))
+            continue
+        kept: list[tuple[msgspec.Raw, str | None]] = []
+        positions: list[int] = []
+        for index, (item, item_id) in enumerate(zip(page.items, ids, strict=True)):
+            if index not in problems:
+                kept.append((item, item_id))
+                positions.append(index)
+        unit.read.append(_Read(page.number, kept, positions))
+        for index in sorted(problems):
+            unit.leave_out(page.number, problems[index])
 
 
 def _merge(units: list[_Unit], section: str) -> list[msgspec.Raw]:
@@ -127,14 +181,53 @@ def _merge(units: list[_Unit], section: str) -> list[msgspec.Raw]:
     for unit in units:
         if unit.section != section:
             continue
-        for raw, item_id in unit.items:
-            if item_id is not None:
-                key = item_id.lower().rstrip("/")
-                if key in seen:
-                    continue
-                seen.add(key)
-            out.append(raw)
+        for read in unit.read:
+            for raw, item_id in read.items:
+                if item_id is not None:
+                    key = item_id.lower().rstrip("/")
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                out.append(raw)
     return out
+
+
+def _problem(section: str, value: Any) -> str | None:
+    """Why the snapshot cannot hold ``value`` as its ``section`` (None: it can); the JSON path
+    counts from the section."""
+    data = msgspec.json.encode({"snapshotVersion": 1, section: value})
+    try:
+        loads_snapshot(data, source="the answer")
+    except InputError as exc:
+        return f"{exc.location}: {bounded(exc.detail)}" if exc.location else bounded(exc.detail)
+    except RecursionError:
+        return "nested too deeply"
+    return None
+
+
+def _leave_out_invalid(unit: _Unit) -> None:
+    """Leave out the items of ``unit`` the snapshot cannot hold (a page at a time, then, in a
+    page that has some, an item at a time)."""
+    prefix = f"{unit.section}[0]"
+    for read in unit.read:
+        if not read.items or _problem(unit.section, [raw for raw, _ in read.items]) is None:
+            continue
+        kept: list[tuple[msgspec.Raw, str | None]] = []
+        positions: list[int] = []
+        for k, entry in enumerate(read.items):
+            position = read.position(k)
+            problem = _problem(unit.section, [entry[0]])
+            if problem is None:
+                kept.append(entry)
+                positions.append(position)
+            else:
+                where = f"value[{position}]"
+                if problem.startswith(prefix):
+                    problem = where + problem[len(prefix) :]
+                else:
+                    problem = f"{where}: {problem}"
+                unit.leave_out(read.number, problem)
+        read.items, read.positions = kept, positions
 
 
 _TOKEN_FIELDS = ("id", "kind", "app", "accessType", "description", "createdAt")
@@ -148,7 +241,12 @@ async def _devtooling(dev: DevToolingClient, failures: list[Failure]) -> dict[st
         tokens.extend(await dev.list_user_tokens())
     except ApiError as exc:
         failures.append(Failure("devTooling user API tokens", str(exc)))
-    for app in await dev.list_apps():
+    try:
+        apps = await dev.list_apps()
+    except ApiError as exc:
+        failures.append(Failure("devTooling apps", str(exc)))
+        apps = []
+    for app in apps:
         owner, name = str(app.get("owner") or ""), str(app.get("name") or "")
         entry = {k: app.get(k) for k in ("owner", "ownerType", "name")}
         try:
@@ -176,6 +274,7 @@ async def collect(
 ) -> CollectResult:
     """Read the estate of ``subscriptions`` through ``api`` (opened with ``async with``)."""
     started = time.perf_counter()
+    collected_at = collected_at or _utc_now()
     units = _units(api, subscriptions, role_assignments)
     total = len(units) + (1 if devtooling is not None else 0)
     failures: list[Failure] = []
@@ -191,8 +290,7 @@ async def collect(
         try:
             await _run_unit(unit)
         except ApiError as exc:
-            unit.items.clear()
-            failures.append(Failure(unit.what, str(exc)))
+            unit.stopped = str(exc)
         finished(unit.what)
 
     dev_section: dict[str, Any] | None = None
@@ -211,7 +309,52 @@ async def collect(
         jobs.append(run_dev())
     await asyncio.gather(*jobs)
 
-    doc: dict[str, Any] = {"snapshotVersion": 1, "collectedAt": collected_at or _utc_now()}
+    source = f"the answers of {api.base_url}"
+    try:
+        snapshot = loads_snapshot(
+            _document(units, dev_section, directory, collected_at), source=source
+        )
+    except (InputError, RecursionError):
+        # an item the snapshot cannot hold: find it, leave it out, and say so
+        for unit in units:
+            _leave_out_invalid(unit)
+        if dev_section is not None:
+            problem = _problem("devTooling", dev_section)
+            if problem is not None:
+                failures.append(Failure("devTooling", f"left out: {problem}"))
+                dev_section = None
+        try:
+            snapshot = loads_snapshot(
+                _document(units, dev_section, directory, collected_at), source=source
+            )
+        except InputError as exc:
+            raise IncompleteError(
+                f"the service returned data that is not a valid estate: {exc}"
+            ) from None
+    order = {unit.what: i for i, unit in enumerate(units)}
+    for unit in units:
+        failure = unit.failure()
+        if failure is not None:
+            failures.append(failure)
+    failures.sort(key=lambda f: (order.get(f.what, len(order)), f.what))
+    if failures:
+        snapshot.extra[INCOMPLETE_KEY] = msgspec.json.encode([f.to_wire() for f in failures])
+    return CollectResult(
+        snapshot=snapshot,
+        incomplete=failures,
+        requests=api.transport.requests + (devtooling.transport.requests if devtooling else 0),
+        retries=api.transport.retries + (devtooling.transport.retries if devtooling else 0),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _document(
+    units: list[_Unit],
+    dev_section: dict[str, Any] | None,
+    directory: Snapshot | None,
+    collected_at: str,
+) -> bytes:
+    doc: dict[str, Any] = {"snapshotVersion": 1, "collectedAt": collected_at}
     if directory is not None:
         top = msgspec.json.decode(dumps_snapshot(directory), type=dict[str, msgspec.Raw])
         if directory.tenantId is not None:
@@ -223,24 +366,7 @@ async def collect(
         doc[section] = _merge(units, section)
     if dev_section is not None:
         doc["devTooling"] = dev_section
-    order = {unit.what: i for i, unit in enumerate(units)}
-    failures.sort(key=lambda f: (order.get(f.what, len(order)), f.what))
-    if failures:
-        doc[INCOMPLETE_KEY] = [f.to_wire() for f in failures]
-    data = msgspec.json.encode(doc)
-    try:
-        snapshot = loads_snapshot(data, source=f"the answers of {api.base_url}")
-    except InputError as exc:
-        raise IncompleteError(
-            f"the service returned data that is not a valid estate: {exc}"
-        ) from None
-    return CollectResult(
-        snapshot=snapshot,
-        incomplete=failures,
-        requests=api.transport.requests + (devtooling.transport.requests if devtooling else 0),
-        retries=api.transport.retries + (devtooling.transport.retries if devtooling else 0),
-        seconds=time.perf_counter() - started,
-    )
+    return msgspec.json.encode(doc)
 
 
 def write_snapshot(result: CollectResult, out: str | os.PathLike[str], *, force: bool) -> None:

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from auditor.api._paths import segment
-from auditor.api._transport import ClientSettings, Credential, Transport
+from auditor.api._transport import (
+    ApiError,
+    ClientSettings,
+    Credential,
+    Transport,
+    json_kind,
+    json_of,
+)
 from auditor.model.secrets import Secret
 
 PREFIX = "/v0.1"
@@ -45,8 +50,7 @@ class DevToolingClient:
     ) -> Any:
         if method.upper() in ("POST", "PUT", "PATCH") and body is None:
             body = {}
-        response = await self.transport.request(method, PREFIX + path, json=body, ok=ok)
-        return msgspec.json.decode(response.content) if response.content else None
+        return await self.transport.request_parsed(method, PREFIX + path, json_of, json=body, ok=ok)
 
     @staticmethod
     def _app(owner: str, app: str) -> str:
@@ -57,20 +61,26 @@ class DevToolingClient:
         return result if isinstance(result, dict) else {}
 
     async def list_apps(self) -> list[dict[str, Any]]:
-        return list(await self._call("GET", "/apps") or [])
+        return _objects(await self._call("GET", "/apps"), "/apps")
 
     async def list_app_users(self, owner: str, app: str) -> list[dict[str, Any]]:
-        return list(await self._call("GET", self._app(owner, app) + "/users") or [])
+        return _objects(
+            await self._call("GET", self._app(owner, app) + "/users"),
+            self._app(owner, app) + "/users",
+        )
 
     async def remove_app_user(self, owner: str, app: str, email: str) -> None:
         path = self._app(owner, app) + "/users/" + segment(email)
         await self._call("DELETE", path, ok=(200, 204))
 
     async def list_user_tokens(self) -> list[dict[str, Any]]:
-        return list(await self._call("GET", "/api_tokens") or [])
+        return _objects(await self._call("GET", "/api_tokens"), "/api_tokens")
 
     async def list_app_tokens(self, owner: str, app: str) -> list[dict[str, Any]]:
-        return list(await self._call("GET", self._app(owner, app) + "/api_tokens") or [])
+        return _objects(
+            await self._call("GET", self._app(owner, app) + "/api_tokens"),
+            self._app(owner, app) + "/api_tokens",
+        )
 
     async def create_user_token(
         self, description: str | None = None, access_type: str = "full"
@@ -95,3 +105,22 @@ class DevToolingClient:
         meta = dict(result) if isinstance(result, dict) else {}
         value = meta.pop("value", None)
         return meta, Secret(value if isinstance(value, str) else "")
+
+
+def _objects(value: Any, path: str) -> list[dict[str, Any]]:
+    """The objects of an answer that should be an array of them; anything else is an error (an
+    empty answer is an empty array)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ApiError(
+            f"expected an array, found {json_kind(value)}", method="GET", url=PREFIX + path
+        )
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise ApiError(
+                f"[{index}]: expected an object, found {json_kind(item)}",
+                method="GET",
+                url=PREFIX + path,
+            )
+    return value

@@ -6,9 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
-import msgspec
-
-from auditor.api._paging import iter_pages
+from auditor.api._paging import Page, decoded_items, iter_pages
 from auditor.api._paths import scope_path, subscription_path
 from auditor.api._transport import Transport
 from auditor.model.defaults import SEED_API_VERSIONS
@@ -35,7 +33,7 @@ class HealthClient:
         *,
         filter: str | None = None,
         start: date | str | None = None,
-    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+    ) -> AsyncIterator[Page]:
         params = {"api-version": self.api_version}
         if filter:
             params["$filter"] = filter
@@ -45,7 +43,7 @@ class HealthClient:
 
     def resource_event_pages(
         self, resource_uri: str, *, filter: str | None = None
-    ) -> AsyncIterator[tuple[list[msgspec.Raw], bytes]]:
+    ) -> AsyncIterator[Page]:
         params = {"api-version": self.api_version}
         if filter:
             params["$filter"] = filter
@@ -58,16 +56,11 @@ class HealthClient:
         filter: str | None = None,
         start: date | str | None = None,
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        pages = self.subscription_event_pages(subscription, filter=filter, start=start)
-        async for items, _ in pages:
-            out.extend(msgspec.json.decode(item) for item in items)
-        return out
+        return await decoded_items(
+            self.subscription_event_pages(subscription, filter=filter, start=start)
+        )
 
     async def list_resource_events(
         self, resource_uri: str, *, filter: str | None = None
     ) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        async for items, _ in self.resource_event_pages(resource_uri, filter=filter):
-            out.extend(msgspec.json.decode(item) for item in items)
-        return out
+        return await decoded_items(self.resource_event_pages(resource_uri, filter=filter))

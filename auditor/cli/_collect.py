@@ -2,44 +2,64 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
-from urllib.parse import urlsplit
 
 import typer
 
+from auditor.cli._validate import base_url_option, devtooling_url_option
 from auditor.errors import InputError
 
 if TYPE_CHECKING:
-    from auditor.api.collect import ProgressCallback, RoleAssignmentMode
+    from auditor.api.collect import CollectResult, ProgressCallback, RoleAssignmentMode
 
 DEFAULT_TOKEN_ENV = "AUDITOR_TOKEN"
 DEFAULT_API_TOKEN_ENV = "AUDITOR_API_TOKEN"
 
 
-def _loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _check_url(url: str, option: str, allow_http: bool) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError("expected an absolute http:// or https:// URL", source=option)
-    if parts.scheme == "http" and not allow_http and not _loopback(parts.hostname):
-        raise InputError(
-            "refusing to send credentials over plain http to a host that is not this machine; "
-            "use https (or --allow-http)",
-            source=option,
-        )
+    from auditor.cli._validate import check_url  # one place for every URL option
+
+    check_url(url, option, allow_http)
+
+
+DEFAULT_MAX_PAGES = 10_000
+
+DeadlineOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--deadline",
+        metavar="SECONDS",
+        min=0.001,
+        help="Seconds for the whole collection (every request, retry and wait); when they have "
+        "passed, collecting stops, what was read is kept, and the exit code is 3.",
+    ),
+]
+MaxPagesOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-pages",
+        metavar="N",
+        min=1,
+        help="Pages of one listing, at most; a listing with more ends incomplete (exit 3).",
+    ),
+]
+_WARNINGS_SHOWN = 20
+
+
+def warn_incomplete(result: CollectResult) -> None:
+    """One warning on stderr per part that could not be read in full (the first few), inert."""
+    from auditor.inert import inert_message
+
+    for failure in result.incomplete[:_WARNINGS_SHOWN]:
+        text = inert_message(f"incomplete: {failure.what}: {failure.error}")
+        sys.stderr.write(f"auditor: warning: {text}\n")
+    more = len(result.incomplete) - _WARNINGS_SHOWN
+    if more > 0:
+        sys.stderr.write(f"auditor: warning: and {more:,} more incomplete parts\n")
 
 
 def register(app: typer.Typer) -> None:
@@ -48,7 +68,10 @@ def register(app: typer.Typer) -> None:
     @app.command("collect")
     def collect(
         base_url: Annotated[
-            str, typer.Option("--base-url", help="The API's base URL (areas A-D).")
+            str,
+            typer.Option(
+                "--base-url", help="The API's base URL (areas A-D).", callback=base_url_option
+            ),
         ],
         subscription: Annotated[
             list[str],
@@ -77,6 +100,7 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--devtooling-url",
                 help="Base URL of the developer-tooling service (default: --base-url).",
+                callback=devtooling_url_option,
             ),
         ] = None,
         directory: Annotated[
@@ -100,11 +124,18 @@ def register(app: typer.Typer) -> None:
             int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")
         ] = 8,
         timeout: Annotated[
-            float, typer.Option("--timeout", min=0.1, help="Seconds per request.")
+            float,
+            typer.Option(
+                "--timeout",
+                min=0.1,
+                help="Seconds per request, its whole answer read (however slowly it arrives).",
+            ),
         ] = 30.0,
         retries: Annotated[
             int, typer.Option("--retries", min=0, help="Retries of a failed request.")
         ] = 4,
+        deadline: DeadlineOpt = None,
+        max_pages: MaxPagesOpt = DEFAULT_MAX_PAGES,
         force: Annotated[
             bool, typer.Option("--force", help="Overwrite --out if it exists.")
         ] = False,
@@ -115,16 +146,18 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
     ) -> None:
-        """Collect a snapshot (contracts 2) from the API. A part that cannot be read is listed
-        under "incomplete" in the written file and the exit code is 3.
+        """Collect a snapshot (contracts 2) from the API. A part that cannot be read in full (an
+        error answer, --deadline passed, more than --max-pages pages, an item the snapshot cannot
+        hold) is listed under "incomplete" in the written file, what was read of it is kept, and
+        the exit code is 3.
 
         hierarchy, principals and roleDefinitions are not served by the seed's API: they stay
         empty unless --directory supplies them."""
         import asyncio
 
         from auditor.api import ClientSettings, DevToolingClient, ResourceManagerClient, RetryPolicy
-        from auditor.api.collect import CollectResult, write_snapshot
         from auditor.api.collect import collect as run_collect
+        from auditor.api.collect import write_snapshot
         from auditor.model.secrets import Secret
 
         if role_assignments not in ("subscription", "provider"):
@@ -155,7 +188,11 @@ def register(app: typer.Typer) -> None:
                 "and stay empty; --directory FILE supplies them\n"
             )
         settings = ClientSettings(
-            timeout=timeout, concurrency=concurrency, retry=RetryPolicy(attempts=retries + 1)
+            timeout=timeout,
+            concurrency=concurrency,
+            retry=RetryPolicy(attempts=retries + 1),
+            deadline=deadline,
+            max_pages=max_pages,
         )
         from auditor.api._paths import subscription_path
 
@@ -210,6 +247,7 @@ def register(app: typer.Typer) -> None:
             f"collected {shown or 'nothing'} in {result.seconds:.1f} s "
             f"({result.requests} requests, {result.retries} retried)"
         )
+        warn_incomplete(result)
         write_snapshot(result, out, force=force)
         typer.echo(f"wrote {out}")
 
