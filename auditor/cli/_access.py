@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from auditor.errors import InputError
+from auditor.inert import TERMINAL_LIMIT, inert, inert_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -83,7 +84,15 @@ def _attribute(text: str) -> tuple[str, Any]:
 
 
 def _dump(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+    return inert_json(json.dumps(obj, ensure_ascii=False))
+
+
+def _shown(value: object) -> str:
+    """A value from the estate (a name, an id, a reason) as rich markup that prints it inert and
+    bounded: no escape sequence, control or bidi character acts, no markup applies."""
+    from rich.markup import escape
+
+    return escape(inert(value, limit=TERMINAL_LIMIT))
 
 
 _STYLE = {
@@ -95,35 +104,25 @@ _STYLE = {
 
 
 def _print_decision(console: Console, decision: Decision) -> None:
-    from rich.markup import escape
-
     style = _STYLE.get(decision.decision, "bold")
     console.print(
-        f"[{style}]{decision.decision.upper()}[/{style}]  {escape(decision.principalId)}  "
-        f"{escape(decision.action)}  at  {escape(decision.scope)}"
+        f"[{style}]{decision.decision.upper()}[/{style}]  {_shown(decision.principalId)}  "
+        f"{_shown(decision.action)}  at  {_shown(decision.scope)}"
     )
-    console.print(f"  {escape(decision.reason)}")
+    console.print(f"  {_shown(decision.reason)}")
     for label, values in (
         ("granted by", decision.grantedBy),
         ("denied by", decision.deniedBy),
         ("conditions", decision.conditions),
     ):
         for value in values:
-            console.print(f"  {label}: {escape(value)}")
+            console.print(f"  {label}: {_shown(value)}")
 
 
 def _request_lines(path: str) -> Iterator[bytes]:
-    if path == "-":
-        yield from sys.stdin.buffer
-        return
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, lines stream lazily
-    except FileNotFoundError:
-        raise InputError("the requests file does not exist", source=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the requests file: {exc.strerror}", source=path) from None
-    with handle:
-        yield from handle
+    from auditor.access import request_lines  # regular files and pipes, lines of bounded length
+
+    return request_lines(path)
 
 
 def register(app: typer.Typer) -> None:
@@ -194,7 +193,7 @@ def register(app: typer.Typer) -> None:
             )
             decision = engine.check(request)
             if fmt == "json":
-                typer.echo(decision.to_json().decode())
+                typer.echo(inert_json(decision.to_json().decode()))
             else:
                 _print_decision(_console(), decision)
             return
@@ -206,7 +205,7 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             write = sys.stdout.write
             for decision in engine.check_many(stream, window=window):
-                write(decision.to_json().decode())
+                write(inert_json(decision.to_json().decode()))
                 write("\n")
             sys.stdout.flush()
         else:
@@ -290,7 +289,7 @@ def register(app: typer.Typer) -> None:
                 raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
             targets.append((fmt, target or None))
         document = gdpr_export(load_snapshot(snapshot), principal_id=principal_id, email=email)
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        text = inert_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
         for fmt, path in targets:
             if fmt == "pdf" and path is not None:
                 from auditor.report.pdf import render_gdpr_pdf
@@ -306,23 +305,23 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_who(console: Console, result: WhoResult) -> None:
-    from rich.markup import escape
-
     kind = "data action" if result.dataAction else "action"
-    console.print(f"Who can perform {kind} {escape(result.action)} at {escape(result.scope)}")
+    console.print(f"Who can perform {kind} {_shown(result.action)} at {_shown(result.scope)}")
     for entry in result.entries:
         style = _STYLE.get(entry.decision, "bold")
         name = entry.displayName or entry.principalId
         console.print(
-            f"[{style}]{entry.decision.upper():11}[/{style}] {escape(name)}  "
-            f"({escape(entry.type or 'unknown type')}, {escape(entry.principalId)})"
+            f"[{style}]{entry.decision.upper():11}[/{style}] {_shown(name)}  "
+            f"({_shown(entry.type or 'unknown type')}, {_shown(entry.principalId)})"
         )
         for path in entry.paths:
-            via = f" through {' → '.join(path.viaNames[1:])}" if len(path.via) > 1 else " directly"
+            via = " directly"
+            if len(path.via) > 1:
+                via = f" through {' → '.join(_shown(n) for n in path.viaNames[1:])}"
             cond = " (conditioned)" if path.condition else ""
-            console.print(f"    {escape(path.roleName)} at {escape(path.scope)}{escape(via)}{cond}")
+            console.print(f"    {_shown(path.roleName)} at {_shown(path.scope)}{via}{cond}")
         for deny in entry.deniedBy:
-            console.print(f"    blocked by {escape(deny)}")
+            console.print(f"    blocked by {_shown(deny)}")
     console.print(
         f"{len(result.allowed)} allowed, {len(result.conditional)} conditional, "
         f"{len(result.denied)} denied"
@@ -330,26 +329,28 @@ def _print_who(console: Console, result: WhoResult) -> None:
 
 
 def _print_what(console: Console, result: WhatResult) -> None:
-    from rich.markup import escape
-
-    where = f" at {result.scope}" if result.scope else ""
-    console.print(f"What {escape(result.principalId)} holds{escape(where)}")
+    where = f" at {_shown(result.scope)}" if result.scope else ""
+    console.print(f"What {_shown(result.principalId)} holds{where}")
     groups = result.by_scope()
     if not groups:
         console.print("  no role assignments")
     for scope, holdings in groups.items():
-        console.print(f"[bold]{escape(scope)}[/bold]")
+        console.print(f"[bold]{_shown(scope)}[/bold]")
         for holding in holdings:
-            via = f" through {' → '.join(holding.viaNames[1:])}" if len(holding.via) > 1 else ""
+            via = ""
+            if len(holding.via) > 1:
+                via = f" through {' → '.join(_shown(n) for n in holding.viaNames[1:])}"
             cond = " (conditioned)" if holding.condition else ""
-            console.print(f"  {escape(holding.roleName)}{escape(via)}{cond}")
+            console.print(f"  {_shown(holding.roleName)}{via}{cond}")
             for perm in holding.permissions:
                 for pattern in perm.patterns:
                     plane = "data" if pattern.dataAction else "control"
-                    denied = f" by {', '.join(pattern.deniedBy)}" if pattern.deniedBy else ""
+                    denied = ""
+                    if pattern.deniedBy:
+                        denied = f" by {', '.join(_shown(d) for d in pattern.deniedBy)}"
                     console.print(
-                        f"    {plane:7} {escape(pattern.pattern)}  {pattern.status}{escape(denied)}"
+                        f"    {plane:7} {_shown(pattern.pattern)}  {pattern.status}{denied}"
                     )
                 excluded = perm.notActions + perm.notDataActions
                 if excluded:
-                    console.print(f"    except  {escape(', '.join(excluded))}")
+                    console.print(f"    except  {', '.join(_shown(x) for x in excluded)}")

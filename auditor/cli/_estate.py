@@ -120,22 +120,31 @@ def print_summary(summary: dict[str, Any], output_format: ShowFormat) -> None:
     if output_format is ShowFormat.json:
         import msgspec
 
-        typer.echo(msgspec.json.format(msgspec.json.encode(summary), indent=2).decode())
+        from auditor.inert import inert_json
+
+        text = msgspec.json.format(msgspec.json.encode(summary), indent=2).decode()
+        typer.echo(inert_json(text))
         return
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from auditor.inert import TERMINAL_LIMIT, inert
+
+    def shown(value: object) -> Text:  # inert, bounded, and never read as rich markup
+        return Text(inert(value, limit=TERMINAL_LIMIT))
 
     console = Console(highlight=False)
     if not console.is_terminal:  # a file or a pipe: no need to squeeze into 80 columns
         console = Console(highlight=False, width=120)
-    console.print(f"[bold]{summary['file']}[/bold]")
-    details = [f"snapshot version {summary['snapshotVersion']}"]
+    console.print(shown(summary["file"]), style="bold")
+    details = [f"snapshot version {inert(summary['snapshotVersion'], limit=TERMINAL_LIMIT)}"]
     if summary["collectedAt"]:
-        details.append(f"collected {summary['collectedAt']}")
+        details.append(f"collected {inert(summary['collectedAt'], limit=TERMINAL_LIMIT)}")
     if summary["tenantId"]:
-        details.append(f"tenant {summary['tenantId']}")
-    console.print(", ".join(details), soft_wrap=True)
+        details.append(f"tenant {inert(summary['tenantId'], limit=TERMINAL_LIMIT)}")
+    console.print(Text(", ".join(details)), soft_wrap=True)
 
     kinds = Table(title="Records per kind", box=box.SIMPLE_HEAD, title_justify="left")
     kinds.add_column("Kind")
@@ -160,8 +169,8 @@ def print_summary(summary: dict[str, Any], output_format: ShowFormat) -> None:
         subs.add_column(_COLUMN_TITLES[kind], justify="right")
     for entry in summary["subscriptions"]:
         subs.add_row(
-            entry["subscriptionId"],
-            entry["displayName"] or "",
+            shown(entry["subscriptionId"]),
+            shown(entry["displayName"] or ""),
             *(f"{entry[k]:,}" for k in PER_SUBSCRIPTION_KINDS),
         )
     above = summary["aboveSubscriptions"]

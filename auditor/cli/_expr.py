@@ -40,8 +40,9 @@ def filter_check(
 ) -> None:
     """Parse a $filter and print its canonical form; a syntax error shows a caret (exit 2)."""
     from auditor.expr.filter import parse_filter, print_filter
+    from auditor.inert import inert
 
-    typer.echo(print_filter(parse_filter(expr)))
+    typer.echo(inert(print_filter(parse_filter(expr))))
 
 
 # --- `auditor condition check EXPR`: owned by the conditions work (auditor.expr.condition) -------
@@ -50,8 +51,9 @@ def condition_check(
 ) -> None:
     """Parse a role-assignment condition and print its canonical form (exit 2 on an error)."""
     from auditor.expr.condition import parse_condition, print_condition
+    from auditor.inert import inert
 
-    typer.echo(print_condition(parse_condition(expr)))
+    typer.echo(inert(print_condition(parse_condition(expr)), keep="\t\n"))
 
 
 class QueryKindArg(StrEnum):
@@ -139,7 +141,9 @@ def query(
     if output_format is QueryFormat.JSON:
         import json
 
-        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        from auditor.inert import inert_json
+
+        typer.echo(inert_json(json.dumps(rows, indent=2, ensure_ascii=False)))
         return
     _print_table(kind.value, rows)
 
@@ -164,11 +168,14 @@ def _at(doc: Any, path: str) -> Any:
 
 
 def _cell(value: Any) -> str:
+    """A value of the snapshot as rich markup that prints it inert and bounded."""
     from rich.markup import escape
+
+    from auditor.inert import TERMINAL_LIMIT, inert
 
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
     if "/roleDefinitions/" in text:
         text = text.rsplit("/", 1)[-1]
-    return escape(text)
+    return escape(inert(text, limit=TERMINAL_LIMIT))

@@ -1,10 +1,11 @@
 """Making untrusted text safe for each output format.
 
 Everything a finding carries comes from the audited estate (names, descriptions, health-event
-messages written by a third party) and is treated as untrusted: escaped for Markdown and HTML,
-cleaned of characters XML cannot hold, defused for spreadsheets, clipped to the sizes consumers
-accept. Objects the renderers do not know (a :class:`~auditor.model.secrets.Secret` among them) are
-shown through ``str()``, which for a secret is its mask, never its value.
+messages written by a third party) and is treated as untrusted: made inert (control characters,
+escape sequences and invisible bidi and format characters shown as ``\\x1b`` or ``<U+202E>``, see
+:mod:`auditor.inert`), escaped for Markdown and HTML, defused for spreadsheets, clipped to the sizes
+consumers accept. Objects the renderers do not know (a :class:`~auditor.model.secrets.Secret` among
+them) are shown through ``str()``, which for a secret is its mask, never its value.
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ import json
 import re
 from typing import Any
 
-ELLIPSIS = "…"
+from auditor.inert import ELLIPSIS as ELLIPSIS  # the renderers' names since before auditor.inert
+from auditor.inert import clip as clip
+from auditor.inert import inert
 
-# XML 1.0 allows tab, LF, CR and everything from U+0020 except surrogates and U+FFFE/U+FFFF.
-_XML_INVALID = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_DOCUMENT_WHITESPACE = "\t\n\r"
+"""Controls a document (XML, HTML, CSV) may hold as they are."""
 
 
 def xml_text(value: object) -> str:
-    """``value`` as text XML 1.0 can carry (control characters dropped)."""
-    return _XML_INVALID.sub("", value if isinstance(value, str) else str(value))
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, marked with an ellipsis when cut."""
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)] + ELLIPSIS
+    """``value`` as inert text XML 1.0 can carry: every character XML cannot hold (C0 controls
+    but tab, LF and CR; lone surrogates; U+FFFE, U+FFFF) and every other control or invisible
+    format character (DEL, C1, bidi overrides and isolates, zero-width space, ...) shown visibly,
+    as ``\\x1b`` or ``<U+202E>``."""
+    if value.__class__ is str and value.isprintable():
+        return value  # the common case, decided in C
+    return inert(value, keep=_DOCUMENT_WHITESPACE)
 
 
 def one_line(text: str) -> str:
@@ -147,9 +148,10 @@ def clean_html(fragment: str) -> str:
 
 
 def escape_html(text: str) -> str:
-    """Text for HTML element content or a quoted attribute."""
+    """Inert text (see :func:`xml_text`) for HTML element content or a quoted attribute."""
     return (
-        text.replace("&", "&amp;")
+        xml_text(text)
+        .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace('"', "&quot;")

@@ -6,8 +6,10 @@ findings grouped by rule (evidence, remediation, references) with filters and se
 resource, the waiver register, the access section (privileged principals per subscription and
 each shadow admin's escalation path as a small SVG graph) and the rule catalogue.
 
-Untrusted text is escaped; evidence strings that carry markup (health-event descriptions) are
-cleaned by nh3 down to a few harmless tags. A Content-Security-Policy meta tag allows no source
+Untrusted text is escaped and made inert (control characters and invisible bidi and format
+characters shown as ``\\x1b`` or ``<U+202E>``: every value a template prints passes
+:func:`_finalize`); evidence strings that carry markup (health-event descriptions) are cleaned by nh3
+down to a few harmless tags. A Content-Security-Policy meta tag allows no source
 but the one inline script, pinned by its SHA-256, inline styles and ``data:`` images, so nothing
 from the data can run script even if it got through.
 
@@ -32,6 +34,7 @@ from auditor.report._sanitize import (
     is_url,
     looks_like_html,
     scalar_text,
+    xml_text,
 )
 
 if TYPE_CHECKING:
@@ -231,9 +234,21 @@ def _is_url(value: object) -> bool:
     return isinstance(value, str) and is_url(value)
 
 
+def _finalize(value: Any) -> Any:
+    """Every value a template prints, before autoescaping: text made inert. Markup is left alone:
+    it is built by this package (details, charts) from values already made inert, or is the
+    shipped CSS and script."""
+    if value.__class__ is str:
+        return value if value.isprintable() else xml_text(value)
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return xml_text(value)
+    return value
+
+
 @cache
 def environment() -> Environment:
-    """The Jinja2 environment of the shipped templates (autoescape on, StrictUndefined)."""
+    """The Jinja2 environment of the shipped templates (autoescape on, StrictUndefined, every
+    printed value made inert)."""
     import jinja2
 
     from auditor._resources import data_dir
@@ -245,6 +260,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=False,
+        finalize=_finalize,
     )
     env.tests["url"] = _is_url
     env.filters["tojson_pretty"] = evidence_json

@@ -20,6 +20,9 @@ Choices, and why:
 - Limits: at most ``sarif_max_results`` (25,000) results, the most severe kept and a
   ``toolExecutionNotification`` saying how many were left out; at most 20 tags per rule; messages,
   descriptions and justifications clipped.
+- Text from the data is made inert (:mod:`auditor.inert`): control characters and invisible bidi
+  and format characters in messages, names and justifications are shown as ``\\x1b`` or
+  ``<U+202E>``, and the file writes any left elsewhere as ``\\u`` escapes.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from auditor.audit.findings import SEVERITY_RANK, Finding, RuleInfo
+from auditor.inert import inert_json
 from auditor.report._sanitize import clip, is_url, one_line, xml_text
 
 if TYPE_CHECKING:
@@ -77,7 +81,8 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
     """The SARIF log of ``result`` (one run), as compact UTF-8 JSON (code scanning caps the
     upload's size; tools that show SARIF indent it themselves)."""
     doc = build(result, options)
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return inert_json(text).encode("utf-8") + b"\n"
 
 
 def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
@@ -273,8 +278,8 @@ def _result(f: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> di
                 one_line(xml_text(f.waiver.justification)) or "waived", MAX_JUSTIFICATION
             )
             suppression["properties"] = {
-                "waiverId": f.waiver.id,
-                "expires": f.waiver.expires,
+                "waiverId": xml_text(f.waiver.id),
+                "expires": xml_text(f.waiver.expires),
             }
         else:
             suppression["justification"] = "waived"

@@ -3,6 +3,11 @@ waived and baselined findings (passes are counted, not listed).
 
 :func:`render` gives plain text (no colours, no box drawing), for files, pipes and CI logs;
 :func:`print_rich` draws the same report with rich tables and colours on a terminal.
+
+Every value from the data is made inert (:mod:`auditor.inert`: escape sequences, control characters
+and invisible bidi and format characters shown as ``\\x1b`` or ``<U+202E>``, a line break as ``\\n``)
+and bounded (``MESSAGE_LIMIT``, ``ID_LIMIT`` characters), so neither a finding nor a waiver can
+colour, move, retitle or reorder the terminal, nor forge a line of the report.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from auditor.audit.findings import (
     WaiverInfo,
     at_least,
 )
+from auditor.inert import inert
 
 if TYPE_CHECKING:
     from auditor.report import RenderOptions
@@ -30,11 +36,26 @@ SEVERITY_STYLE = {
     "info": "dim",
 }
 
+MESSAGE_LIMIT = 2_000
+"""Characters of a message, justification or remediation shown (the JSON report has them whole)."""
+ID_LIMIT = 500
+"""Characters of a resource id, rule id, waiver id or source shown."""
+
+
+def _t(value: object, limit: int = ID_LIMIT) -> str:
+    """A value from the data as inert, bounded, one-line text."""
+    return inert(value, limit=limit)
+
+
+def _m(value: object) -> str:
+    return inert(value, limit=MESSAGE_LIMIT)
+
 
 def _verdict(result: AuditResult) -> str:
     blocking = [f for f in result.failures if at_least(f.severity, result.failOn)]
     if result.incomplete:
-        return "INCOMPLETE: some sources could not be read (" + "; ".join(result.incomplete) + ")"
+        sources = "; ".join(_t(source) for source in result.incomplete)
+        return f"INCOMPLETE: some sources could not be read ({sources})"
     reasons = []
     if blocking:
         reasons.append(f"{len(blocking)} failing finding(s) at or above {result.failOn}")
@@ -55,7 +76,10 @@ def _summary_line(result: AuditResult) -> str:
 
 
 def _waiver_line(w: WaiverInfo) -> str:
-    return f"{w.id} (rule {w.rule}, resource {w.resource}, expires {w.expires}): {w.justification}"
+    return (
+        f"{_t(w.id)} (rule {_t(w.rule)}, resource {_t(w.resource)}, expires {_t(w.expires)}): "
+        f"{_m(w.justification)}"
+    )
 
 
 def _groups(result: AuditResult) -> list[tuple[str, list[Finding]]]:
@@ -84,16 +108,18 @@ def _notes(result: AuditResult) -> list[tuple[str, list[str]]]:
             ("Stale waivers (matched nothing)", [_waiver_line(w) for w in result.staleWaivers])
         )
     if result.baselineFixed:
-        notes.append(("Baseline entries fixed", list(result.baselineFixed)))
+        notes.append(("Baseline entries fixed", [_t(fp) for fp in result.baselineFixed]))
     if result.baselineStale:
-        notes.append(("Baseline entries stale (resource gone)", list(result.baselineStale)))
+        notes.append(
+            ("Baseline entries stale (resource gone)", [_t(fp) for fp in result.baselineStale])
+        )
     return notes
 
 
 def _header(result: AuditResult) -> str:
     return (
-        f"auditor {result.toolVersion}: {result.targetKind} {result.target} "
-        f"({result.startedAt} to {result.finishedAt})"
+        f"auditor {result.toolVersion}: {result.targetKind} {_t(result.target)} "
+        f"({_t(result.startedAt)} to {_t(result.finishedAt)})"
     )
 
 
@@ -104,16 +130,16 @@ def render_plain(result: AuditResult) -> str:
             continue
         lines.append(f"{title} ({len(items)}):")
         for f in items:
-            lines.append(f"  [{f.severity.upper()}] {f.ruleId}  {f.resourceId}")
-            lines.append(f"      {f.message}")
+            lines.append(f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}")
+            lines.append(f"      {_m(f.message)}")
             if f.waiver is not None:
                 state = "EXPIRED " if f.waiver.expired else ""
                 lines.append(
-                    f"      {state}waiver {f.waiver.id} until {f.waiver.expires}: "
-                    f"{f.waiver.justification}"
+                    f"      {state}waiver {_t(f.waiver.id)} until {_t(f.waiver.expires)}: "
+                    f"{_m(f.waiver.justification)}"
                 )
             if f.status == "fail" and f.remediation:
-                lines.append(f"      fix: {f.remediation}")
+                lines.append(f"      fix: {_m(f.remediation)}")
         lines.append("")
     for note_title, notes in _notes(result):
         lines.append(f"{note_title} ({len(notes)}):")
@@ -137,7 +163,8 @@ def render_compact(result: AuditResult) -> str:
         )
         for rule, items in ordered:
             lines.append(
-                f"  [{items[0].severity.upper():8s}] {rule:9s} {len(items):5d}  {items[0].title}"
+                f"  [{items[0].severity.upper():8s}] {_t(rule):9s} {len(items):5d}  "
+                f"{_m(items[0].title)}"
             )
     for note_title, notes in _notes(result):
         lines.append(f"{note_title}: {len(notes)}")
@@ -152,11 +179,11 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
 
 def _rows(items: Iterable[Finding]) -> Iterable[tuple[Severity, str, str, str]]:
     for f in items:
-        message = f.message
+        message = _m(f.message)
         if f.waiver is not None:
             state = "expired " if f.waiver.expired else ""
-            message += f"\n({state}waiver {f.waiver.id} until {f.waiver.expires})"
-        yield f.severity, f.ruleId, f.resourceId, message
+            message += f"\n({state}waiver {_t(f.waiver.id)} until {_t(f.waiver.expires)})"
+        yield f.severity, _t(f.ruleId), _t(f.resourceId), message
 
 
 def print_rich(result: AuditResult, console: Any) -> None:
@@ -186,7 +213,10 @@ def print_rich(result: AuditResult, console: Any) -> None:
         table.add_column("Resource", overflow="fold")
         table.add_column("Message", overflow="fold")
         for sev, rule, resource, message in _rows(items):
-            table.add_row(Text(sev, style=SEVERITY_STYLE[sev]), rule, resource, message)
+            # Text, not str: a cell given as str is read as rich markup ("[link=...]")
+            table.add_row(
+                Text(sev, style=SEVERITY_STYLE[sev]), Text(rule), Text(resource), Text(message)
+            )
         console.print(table)
     for title, notes in _notes(result):
         console.print(Text(f"{title} ({len(notes)}):", style="bold"))
