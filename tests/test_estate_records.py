@@ -65,7 +65,7 @@ def test_a_loaded_snapshot_shares_repeated_values_in_every_bulk_section() -> Non
     }
     doc = {
         "principals": [principal, {**principal, "id": "u2"}],
-        "roleAssignments": [_ra(createdBy="admin"), _ra(createdBy="admin")],
+        "roleAssignments": [_ra(createdBy="admin"), {**_ra(createdBy="admin"), "id": "/s/y"}],
         "denyAssignments": [deny, {**deny, "id": "/subscriptions/s/d2"}],
     }
     snapshot = loads_snapshot(json.dumps(doc).encode())

@@ -86,13 +86,19 @@ def deny_assignments(draw: st.DrawFn) -> dict[str, Any]:
     return {"id": draw(text), "properties": props}
 
 
+def _id_key(entry: dict[str, Any]) -> str:
+    return str(entry["id"]).rstrip("/").lower()
+
+
 snapshots = st.fixed_dictionaries(
     {"snapshotVersion": st.just(1)},
     optional={
         "tenantId": text,
         "collectedAt": text,
         "hierarchy": st.lists(
-            st.fixed_dictionaries({"id": text}, optional={"parent": opt_text}), max_size=3
+            st.fixed_dictionaries({"id": text}, optional={"parent": opt_text}),
+            max_size=3,
+            unique_by=_id_key,
         ),
         "principals": st.lists(
             st.fixed_dictionaries(
@@ -104,9 +110,11 @@ snapshots = st.fixed_dictionaries(
                 },
             ),
             max_size=3,
+            unique_by=_id_key,
         ),
-        "roleAssignments": st.lists(role_assignments(), max_size=4),
-        "denyAssignments": st.lists(deny_assignments(), max_size=3),
+        # one entry per id: entries sharing an id are merged on load (tests/test_budgets.py)
+        "roleAssignments": st.lists(role_assignments(), max_size=4, unique_by=_id_key),
+        "denyAssignments": st.lists(deny_assignments(), max_size=3, unique_by=_id_key),
         "futureTopLevel": st.lists(st.integers(), max_size=2),
     },
 )

@@ -52,6 +52,7 @@ def _estate_cluster(**props: Any) -> dict[str, Any]:
 def test_clu003_customer_managed_key_estate() -> None:
     good = _estate_cluster(diskEncryptionProperties={"keyName": "k", "vaultUri": "https://v"})
     bad = _estate_cluster(diskEncryptionProperties={"keyName": "k", "vaultUri": None})
+    bad["id"] += "-2"  # one entry per id (entries sharing an id are merged, or refused)
     assert statuses(run_snapshot("CLU-003", {"clusters": [good, bad]})) == ["pass", "fail"]
 
 
@@ -245,5 +246,6 @@ def test_clu014_setting_default_off() -> None:
 def test_clu015_state_estate_only() -> None:
     good = _estate_cluster()
     bad = _estate_cluster(clusterState="Error")
+    bad["id"] += "-2"
     assert statuses(run_snapshot("CLU-015", {"clusters": [good, bad]})) == ["pass", "fail"]
     assert _plan("CLU-015", cluster_body()) == []

@@ -134,6 +134,8 @@ def test_dom007_and_dom012_private_endpoints_estate_only() -> None:
         privateEndpointConnections=[_pec("Pending")], provisioningState="Succeeded"
     )
     none = _estate_domain(provisioningState="Failed")
+    pending["id"] = f"{pending['id']}-2"  # one entry per id (entries sharing one are merged)
+    none["id"] = f"{none['id']}-3"
     assert statuses(run_snapshot("DOM-007", {"domains": [approved, pending, none]})) == [
         "pass",
         "fail",

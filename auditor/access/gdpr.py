@@ -90,6 +90,8 @@ def gdpr_export(
             "source": snapshot.source,
             "collectedAt": snapshot.collectedAt,
             "tenantId": snapshot.tenantId,
+            # what the loader changed (duplicates merged, secret-looking unknown fields dropped)
+            "warnings": list(snapshot.warnings),
         },
         "directoryEntry": msgspec.to_builtins(entry) if entry is not None else None,
         "groupMemberships": _memberships(directory, key),

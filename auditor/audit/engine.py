@@ -5,6 +5,10 @@ Predicate rules are evaluated here (the filter engine over the resource's effect
 checks come from :mod:`auditor.audit.checks`. Messages are the packs' templates filled from the
 check's fields, its evidence, the settings and the resource's JSON (secrets masked there). As a last
 line of defence every secret value met while checking is scrubbed from messages and evidence.
+
+Whatever the estate holds, a finding's evidence and message stay within the bounds of
+:mod:`auditor.audit.limits`, and a run given a :class:`~auditor.audit.budget.Budget` stops when it
+is exhausted, keeping what it evaluated (:attr:`Evaluation.stopped`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor.audit.budget import CHECK_EVERY, Budget, BudgetExceeded
 from auditor.audit.checks import CHECKS, CheckContext, Outcome, PassMany
 from auditor.audit.findings import DeferredFingerprint, Finding, RunsOn, Severity, fingerprint
+from auditor.audit.limits import MAX_CHARS, bound_evidence, bound_text
 from auditor.audit.packs import Rule, render_template, template_fields
 from auditor.audit.resources import (
     RESOURCE_KINDS,
@@ -72,6 +78,13 @@ class Evaluation:
     findings: list[Finding]
     context: CheckContext
     rules_run: list[Rule] = field(default_factory=list)
+    """The rules evaluated (the last one only in part when :attr:`partial` names it)."""
+    stopped: str | None = None
+    """Why the run stopped before its end (its budget was exhausted); None when it ran in full."""
+    not_run: list[Rule] = field(default_factory=list)
+    """Rules that applied but were not evaluated because the run stopped."""
+    partial: Rule | None = None
+    """The rule the run stopped in, with only part of its findings."""
 
 
 class _Messages:
@@ -174,6 +187,9 @@ class Engine:
         if access is not None:
             self.context._access = access
         self.messages = _Messages(settings)
+        self._relocate: Callable[[str], str] | None = (
+            snapshot.file_location if snapshot is not None and snapshot.positions else None
+        )
 
     def _prepare_messages(self, rules: Iterable[Rule]) -> None:
         templates = [t for r in rules for t in (r.message, r.pass_message, r.info.remediation)]
@@ -185,7 +201,13 @@ class Engine:
             return False
         return not (rule.enabled_by is not None and not self.context.settings.get(rule.enabled_by))
 
-    def run(self, rules: Iterable[Rule], *, timings: dict[str, float] | None = None) -> Evaluation:
+    def run(
+        self,
+        rules: Iterable[Rule],
+        *,
+        timings: dict[str, float] | None = None,
+        budget: Budget | None = None,
+    ) -> Evaluation:
         """Every finding of ``rules`` (those that apply to this source and these settings).
 
         The cyclic garbage collector is paused meanwhile: a large estate makes millions of
@@ -194,26 +216,31 @@ class Engine:
         (:func:`gc.freeze`), so the collections that sorting and rendering trigger do not walk
         millions of findings over and over; the next run unfreezes them first, so cyclic garbage is
         held back by one run at most.
-        ``timings`` receives the seconds each rule took."""
+        ``timings`` receives the seconds each rule took. With a ``budget``, the run stops when it
+        is exhausted (checked between rules, every :data:`~auditor.audit.budget.CHECK_EVERY`
+        findings, and by a watchdog): the findings so far are kept and :attr:`Evaluation.stopped`
+        says why."""
         global _frozen
-        rules = list(rules)
+        rules = [r for r in rules if self.applicable(r)]
         self._prepare_messages(rules)
         findings: list[Finding] = []
         ran: list[Rule] = []
+        evaluation = Evaluation(findings, self.context, ran)
         if _frozen:
             gc.unfreeze()
             _frozen = False
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            for rule in rules:
-                if not self.applicable(rule):
-                    continue
-                ran.append(rule)
-                started = time.perf_counter()
-                findings.extend(self.run_rule(rule))
-                if timings is not None:
-                    timings[rule.id] = time.perf_counter() - started
+            if budget is None or not budget.limited:
+                for rule in rules:
+                    ran.append(rule)
+                    started = time.perf_counter()
+                    findings.extend(self.run_rule(rule))
+                    if timings is not None:
+                        timings[rule.id] = time.perf_counter() - started
+            else:
+                self._run_within(rules, budget, evaluation, timings)
         finally:
             cache = self.context.cache
             for key in [k for k in cache if k.startswith("transient:")]:
@@ -224,8 +251,42 @@ class Engine:
                     _frozen = True
                 gc.enable()
         if self.context.secrets:
-            findings = [scrub(f, self.context.secrets) for f in findings]
-        return Evaluation(findings, self.context, ran)
+            evaluation.findings = [scrub(f, self.context.secrets) for f in findings]
+        return evaluation
+
+    def _run_within(
+        self,
+        rules: list[Rule],
+        budget: Budget,
+        evaluation: Evaluation,
+        timings: dict[str, float] | None,
+    ) -> None:
+        """The rules of :meth:`run` within ``budget``: stops where it stands when exhausted."""
+        findings, ran = evaluation.findings, evaluation.rules_run
+        done = 0
+        try:
+            with budget.watchdog():
+                for rule in rules:
+                    if budget.over():
+                        break
+                    ran.append(rule)
+                    started = time.perf_counter()
+                    for n, finding in enumerate(self.run_rule(rule), 1):
+                        findings.append(finding)
+                        if n % CHECK_EVERY == 0 and budget.over():
+                            raise BudgetExceeded(budget.exceeded or "over budget")
+                    done += 1
+                    if timings is not None:
+                        timings[rule.id] = time.perf_counter() - started
+        except BudgetExceeded as exc:
+            if done == len(rules):  # the interrupt came after the last rule: nothing is missing
+                return
+            budget.exceeded = budget.exceeded or str(exc)
+        if done < len(rules):
+            evaluation.stopped = budget.exceeded or "over budget"
+            if len(ran) > done:
+                evaluation.partial = ran[done]
+            evaluation.not_run = rules[len(ran) :]
 
     def _resources_of(self, rule: Rule) -> list[Resource]:
         kind = RESOURCE_KINDS.get(rule.resource_type)
@@ -282,6 +343,12 @@ class Engine:
         source = self.context.source
         rule_id, title, severity, refs = info.id, info.title, info.severity, info.references
         rtype = many.resource_type
+        if len(message) > MAX_CHARS or len(remediation) > MAX_CHARS:
+            message, remediation = bound_text(message), bound_text(remediation)
+        items: Iterable[tuple[str, str | None]] = many.items
+        relocate = self._relocate
+        if relocate is not None:
+            items = ((rid, relocate(loc) if loc else loc) for rid, loc in items)
         new = object.__new__
         (
             s_rule,
@@ -299,7 +366,7 @@ class Engine:
             s_location,
             s_waiver,
         ) = _SETTERS
-        for rid, location in many.items:
+        for rid, location in items:
             # the same Finding as Finding(...) builds, without the frozen dataclass's
             # __init__ (one object.__setattr__ per field: the bulk of a pass's cost)
             f = new(Finding)
@@ -350,6 +417,15 @@ class Engine:
         severity = outcome.severity
         if severity is None:
             severity = _severity(rule, resource) if rule.severity_predicates else info.severity
+        evidence = outcome.evidence or _EMPTY
+        if evidence is not _EMPTY:
+            evidence = bound_evidence(evidence, self.context.secrets)
+        if len(message) > MAX_CHARS:
+            message = bound_text(message, self.context.secrets)
+        if len(remediation) > MAX_CHARS:
+            remediation = bound_text(remediation, self.context.secrets)
+        if location and self._relocate is not None:
+            location = self._relocate(location)
         # positional: twice as fast as keywords, and millions are made on a large estate
         # (the order of Finding's fields; tests/test_audit_engine.py pins it)
         return Finding(
@@ -359,7 +435,7 @@ class Engine:
             rid,
             info.title,
             message,
-            outcome.evidence or _EMPTY,
+            evidence,
             remediation,
             info.references,
             fingerprint(info.id, rid, self.source_kind, outcome.detail),

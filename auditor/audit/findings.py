@@ -224,7 +224,13 @@ class AuditResult:
     baselineStale: list[str] = field(default_factory=list)
     """Fingerprints in the baseline whose resource was not judged any more (gone)."""
     incomplete: list[str] = field(default_factory=list)
-    """Sources that could not be read in full (exit code 3)."""
+    """Sources that could not be read in full, or the run's budget exhausted (exit code 3)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the reader should know about the run (duplicates merged, secret-looking unknown fields
+    dropped, findings not listed, rules not run): contracts 6 ``warnings``."""
+    unlisted: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Failing findings counted but not listed (rule id -> severity -> count; see
+    :func:`auditor.audit.limits.cap_failures`): in the summary and the gate's verdict."""
     access: AccessSummary | None = None
     toolVersion: str = __version__
 
@@ -243,6 +249,9 @@ class AuditResult:
                 out["waived"] += 1
             else:
                 out["baselined"] += 1
+        for by_severity in self.unlisted.values():
+            for severity, n in by_severity.items():
+                out[severity] += n
         return out
 
     @property
@@ -252,8 +261,15 @@ class AuditResult:
     @property
     def gate_failed(self) -> bool:
         """Exit code 1: a failing finding at or above ``failOn``, or an expired waiver."""
-        return bool(self.expiredWaivers) or any(
-            at_least(f.severity, self.failOn) for f in self.failures
+        return (
+            bool(self.expiredWaivers)
+            or any(at_least(f.severity, self.failOn) for f in self.failures)
+            or any(
+                at_least(severity, self.failOn)
+                for by_severity in self.unlisted.values()
+                for severity, n in by_severity.items()
+                if n
+            )
         )
 
     @property
@@ -280,4 +296,6 @@ class AuditResult:
             },
             "baseline": {"fixed": list(self.baselineFixed), "stale": list(self.baselineStale)},
             "incomplete": list(self.incomplete),
+            "unlisted": {rule: dict(by) for rule, by in self.unlisted.items()},
+            "warnings": list(self.warnings),
         }

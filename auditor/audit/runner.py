@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from auditor.audit.baseline import apply_baseline, load_baseline, write_baseline
+from auditor.audit.budget import Budget
 from auditor.audit.engine import Engine, Evaluation
 from auditor.audit.findings import (
     SEVERITY_RANK,
@@ -27,6 +28,7 @@ from auditor.audit.findings import (
     Privileged,
     Severity,
 )
+from auditor.audit.limits import MAX_FAILURES_PER_RULE, cap_failures, unlisted_warnings
 from auditor.audit.packs import Catalogue, Rule, shipped_catalogue
 from auditor.audit.settings import AuditConfig, load_config, select_rules, split_patterns, today
 from auditor.audit.waivers import Waiver, apply_waivers, load_waivers
@@ -58,6 +60,10 @@ class AuditOptions:
     files: Sequence[str] = ()
     """Extra files to scan for token values (TOK-006)."""
     catalogue: Catalogue | None = None
+    budget: Budget | None = None
+    """Time and memory limits of the evaluation; exhausted, the run stops and is incomplete."""
+    max_failures_per_rule: int | None = MAX_FAILURES_PER_RULE
+    """Failing findings of one rule listed in the result (the rest are counted); 0 or None: all."""
 
 
 @dataclass
@@ -138,20 +144,30 @@ def _finish(
     target: str,
     target_kind: Literal["snapshot", "plan", "api"],
     incomplete: Sequence[str] = (),
+    warnings: Sequence[str] = (),
 ) -> AuditResult:
     waived = apply_waivers(evaluation.findings, prep.waivers, prep.as_of)
     findings = waived.findings
     fixed: list[str] = []
     stale: list[str] = []
-    ran = [r.id for r in evaluation.rules_run]
+    ran = [r.id for r in evaluation.rules_run if r is not evaluation.partial]
     if options.create_baseline:
         write_baseline(options.create_baseline, findings, started)
     baseline_path = options.create_baseline or options.baseline
     if baseline_path:
         outcome = apply_baseline(findings, load_baseline(baseline_path), ran)
         findings, fixed, stale = outcome.findings, outcome.fixed, outcome.stale
+    warnings = list(warnings)
+    incomplete = list(incomplete)
+    if evaluation.stopped is not None:
+        incomplete.append(_stopped(evaluation))
+        warnings.append(_stopped(evaluation))
+    limit = options.max_failures_per_rule
+    listed, unlisted = cap_failures(sort_findings(findings), limit)
+    if unlisted and limit:
+        warnings.extend(unlisted_warnings(unlisted, limit))
     result = AuditResult(
-        findings=sort_findings(findings),
+        findings=listed,
         rules=[r.info for r in evaluation.rules_run],
         startedAt=started,
         finishedAt=_now(),
@@ -163,11 +179,26 @@ def _finish(
         expiredWaivers=waived.expired,
         baselineFixed=fixed,
         baselineStale=stale,
-        incomplete=list(incomplete),
+        incomplete=incomplete,
+        warnings=warnings,
+        unlisted=unlisted,
     )
-    if evaluation.context._access is not None:
+    if evaluation.context._access is not None and evaluation.stopped is None:
         result.access = access_summary(evaluation)
     return result
+
+
+def _stopped(evaluation: Evaluation) -> str:
+    """What a run stopped by its budget evaluated and what it did not."""
+    parts = [f"evaluation stopped: {evaluation.stopped}"]
+    if evaluation.partial is not None:
+        parts.append(f"{evaluation.partial.id} evaluated in part")
+    if evaluation.not_run:
+        parts.append(
+            f"{len(evaluation.not_run)} rule(s) not run: "
+            + ", ".join(r.id for r in evaluation.not_run)
+        )
+    return "; ".join(parts)
 
 
 def access_summary(evaluation: Evaluation) -> AccessSummary:
@@ -229,7 +260,7 @@ def audit_snapshot(
     engine = Engine(
         settings=prep.settings, as_of=prep.as_of, snapshot=snapshot, files=options.files
     )
-    evaluation = engine.run(prep.rules)
+    evaluation = engine.run(prep.rules, budget=options.budget)
     return _finish(
         prep,
         options,
@@ -238,6 +269,7 @@ def audit_snapshot(
         target=target or snapshot.source or "<snapshot>",
         target_kind=target_kind,
         incomplete=incomplete,
+        warnings=snapshot.warnings,
     )
 
 
@@ -247,7 +279,7 @@ def gate_plan(plan: Plan, options: AuditOptions | None = None) -> AuditResult:
     started = _now()
     prep = prepare(options)
     engine = Engine(settings=prep.settings, as_of=prep.as_of, plan=plan, files=options.files)
-    evaluation = engine.run(prep.rules)
+    evaluation = engine.run(prep.rules, budget=options.budget)
     return _finish(
         prep,
         options,

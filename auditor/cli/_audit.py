@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from auditor.cli._collect import DeadlineOpt
+from auditor.cli._validate import base_url_option
 from auditor.errors import IncompleteError, InputError
 
 if TYPE_CHECKING:
@@ -97,6 +99,44 @@ ScanOpt = Annotated[
         help="Also scan this configuration file for API token values (TOK-006); repeatable.",
     ),
 ]
+MaxTimeOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-time",
+        metavar="SECONDS",
+        help="Stop evaluating after this long (from the start of the command): the findings so "
+        "far are reported, the rules not run are named, and the exit code is 3. Default: no "
+        "limit.",
+    ),
+]
+MaxMemoryOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-memory",
+        metavar="MB",
+        help="Stop evaluating when the process's resident memory exceeds this many MiB (exit 3, "
+        "with the findings so far). Default: no limit.",
+    ),
+]
+MaxFindingsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-findings-per-rule",
+        metavar="N",
+        help="List at most N failing findings of one rule (the rest are counted in the summary "
+        "and named in a warning); 0 (the default) lists every one.",
+    ),
+]
+
+
+def _budget(max_time: float | None, max_memory: float | None) -> Any:
+    """The run's budget (its clock starts now), checking the values given."""
+    from auditor.audit.budget import Budget
+
+    for value, option in ((max_time, "--max-time"), (max_memory, "--max-memory")):
+        if value is not None and not value > 0:
+            raise InputError(f"expected a positive number, found {value:g}", source=option)
+    return Budget(max_seconds=max_time, max_memory_mb=max_memory)
 
 
 def _fail_on(value: str | None) -> Severity | None:
@@ -140,6 +180,9 @@ def _options(
     scan: list[Path] | None,
     baseline: Path | None = None,
     create_baseline: Path | None = None,
+    max_time: float | None = None,
+    max_memory: float | None = None,
+    max_findings: int | None = None,
 ) -> AuditOptions:
     from auditor.audit.runner import AuditOptions
     from auditor.audit.settings import parse_date
@@ -153,7 +196,11 @@ def _options(
                 raise InputError("no such file", source=f"--scan-file {path}")
     if config is not None and not config.is_file():
         raise InputError("no such configuration file", source=f"--config {config}")
-    return AuditOptions(
+    if max_findings is not None and max_findings < 0:
+        raise InputError(
+            f"expected 0 or more, found {max_findings}", source="--max-findings-per-rule"
+        )
+    options = AuditOptions(
         config_file=os.fspath(config) if config is not None else None,
         checks=checks or [],
         skip_checks=skips or [],
@@ -163,7 +210,11 @@ def _options(
         baseline=os.fspath(baseline) if baseline is not None else None,
         create_baseline=os.fspath(create_baseline) if create_baseline is not None else None,
         files=[os.fspath(p) for p in scan or []],
+        budget=_budget(max_time, max_memory),
     )
+    if max_findings is not None:
+        options.max_failures_per_rule = max_findings
+    return options
 
 
 def emit(
@@ -182,6 +233,8 @@ def emit(
     for fmt, path in outputs:
         if fmt == "pdf" and path is None:
             raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
+    for warning in result.warnings:
+        sys.stderr.write(f"auditor: warning: {warning}\n")
     for fmt, path in outputs:
         if path is not None:
             render(result, fmt, path, options)
@@ -209,6 +262,7 @@ def _collect(
     api_token_env: str,
     directory: Path | None,
     allow_http: bool,
+    deadline: float | None = None,
 ) -> tuple[Any, list[str]]:
     """The snapshot read from the API, and what could not be read."""
     import asyncio
@@ -236,7 +290,7 @@ def _collect(
         from auditor.estate.snapshot import load_snapshot
 
         estate_directory = load_snapshot(directory)
-    settings = ClientSettings()
+    settings = ClientSettings(deadline=deadline)
 
     async def main() -> CollectResult:
         async with ResourceManagerClient(base_url, Secret(token), settings) as api:
@@ -261,7 +315,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         base_url: Annotated[
             str | None,
-            typer.Option("--base-url", metavar="URL", help="Collect the estate from the API."),
+            typer.Option(
+                "--base-url",
+                metavar="URL",
+                help="Collect the estate from the API.",
+                callback=base_url_option,
+            ),
         ] = None,
         output: OutputOpt = None,
         sarif_anchor: SarifAnchorOpt = None,
@@ -289,6 +348,9 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         as_of: AsOfOpt = None,
         scan_file: ScanOpt = None,
+        max_time: MaxTimeOpt = None,
+        max_memory: MaxMemoryOpt = None,
+        max_findings: MaxFindingsOpt = None,
         subscription: Annotated[
             list[str] | None,
             typer.Option(
@@ -320,6 +382,7 @@ def register(app: typer.Typer) -> None:
         allow_http: Annotated[
             bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
         ] = False,
+        deadline: DeadlineOpt = None,
     ) -> None:
         """Audit an estate (a snapshot file, or the live API) with every rule of the catalogue."""
         from auditor.audit.runner import audit_snapshot
@@ -327,6 +390,8 @@ def register(app: typer.Typer) -> None:
 
         if (snapshot is None) == (base_url is None):
             raise InputError("give exactly one of --snapshot FILE and --base-url URL")
+        if deadline is not None and base_url is None:
+            raise InputError("--deadline is only used with --base-url")
         outputs = parse_outputs(output)
         options = _options(
             config=config,
@@ -338,6 +403,9 @@ def register(app: typer.Typer) -> None:
             scan=scan_file,
             baseline=baseline,
             create_baseline=create_baseline,
+            max_time=max_time,
+            max_memory=max_memory,
+            max_findings=max_findings,
         )
         from auditor.cli._progress import stage
 
@@ -349,7 +417,13 @@ def register(app: typer.Typer) -> None:
         else:
             assert base_url is not None
             estate, incomplete = _collect(
-                base_url, subscription or [], token_env, api_token_env, directory, allow_http
+                base_url,
+                subscription or [],
+                token_env,
+                api_token_env,
+                directory,
+                allow_http,
+                deadline,
             )
             with stage("Auditing the collected estate"):
                 result = audit_snapshot(
@@ -372,12 +446,18 @@ def register(app: typer.Typer) -> None:
         config: ConfigOpt = None,
         as_of: AsOfOpt = None,
         scan_file: ScanOpt = None,
+        max_time: MaxTimeOpt = None,
+        max_memory: MaxMemoryOpt = None,
+        max_findings: MaxFindingsOpt = None,
         apply: Annotated[
             bool,
             typer.Option("--apply", help="When the gate passes, send the plan to --base-url."),
         ] = False,
         base_url: Annotated[
-            str | None, typer.Option("--base-url", metavar="URL", help="With --apply: the API.")
+            str | None,
+            typer.Option(
+                "--base-url", metavar="URL", help="With --apply: the API.", callback=base_url_option
+            ),
         ] = None,
         token_env: Annotated[
             str,
@@ -405,6 +485,9 @@ def register(app: typer.Typer) -> None:
             skips=skip_check,
             as_of=as_of,
             scan=scan_file,
+            max_time=max_time,
+            max_memory=max_memory,
+            max_findings=max_findings,
         )
         loaded = load_plan(plan)
         result = gate_plan(loaded, options)
@@ -490,10 +573,11 @@ def _apply(plan: Any, base_url: str, token_env: str, allow_http: bool) -> None:
         )
     results = run_apply(plan, base_url, token)
     failed = 0
+    from auditor.inert import inert_message  # the server's words and ids, shown inert
+
     for r in results:
-        sys.stderr.write(
-            f"{r.status}: {r.kind} {r.resource_id}" + (f" ({r.error})" if r.error else "") + "\n"
-        )
+        line = f"{r.status}: {r.kind} {r.resource_id}" + (f" ({r.error})" if r.error else "")
+        sys.stderr.write(inert_message(line) + "\n")
         failed += r.status != "succeeded"
     if failed:
         raise IncompleteError(f"{failed} request(s) of the plan were not applied")

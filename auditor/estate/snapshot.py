@@ -3,7 +3,9 @@
 Loading is built for a million role assignments: the file is split into its top-level sections without
 building Python objects (``msgspec.Raw``); bulk sections decode straight into compact records
 (:mod:`auditor.estate.records`); the small sections (role definitions, clusters, domains, health events,
-developer tooling) are validated by the pydantic wire models. Unknown fields are kept and written back.
+developer tooling) are validated by the pydantic wire models. Unknown fields are kept and written back,
+except those with secret-looking names (:mod:`auditor.model.unknown_fields`), which are dropped and
+named in a warning. Entries of one section that share an id are merged (:mod:`auditor.estate._duplicates`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from auditor.errors import InputError
 from auditor.estate import _errors
+from auditor.estate._duplicates import Merged, merge_models, merge_records, merged_warning
 from auditor.estate._files import InputData, Pager, line_column, read_input, write_atomic
+from auditor.estate._json import refuses_deep_nesting
 from auditor.estate.records import (
     BULK_SECTIONS,
     DenyAssignmentRecord,
@@ -34,6 +38,13 @@ from auditor.model.cluster import Cluster
 from auditor.model.devtooling import DevTooling
 from auditor.model.domain import Domain
 from auditor.model.health import HealthEvent
+from auditor.model.unknown_fields import (
+    drop_from_unknown,
+    drop_secret_looking_extras,
+    dropped_fields_warning,
+    is_secret_looking_name,
+    may_hold_secret_looking_name,
+)
 
 SNAPSHOT_VERSION = 1
 
@@ -50,6 +61,13 @@ SECTION_ORDER = (
 )
 
 _SMALL_SECTIONS: dict[str, TypeAdapter[Any]] = {}
+_LOCATION = re.compile(r"^([A-Za-z]+(?:\.tokens|\.apps)?)\[(\d+)\]")
+_MODEL_KEYS: dict[str, tuple[str, ...]] = {
+    "roleDefinitions": ("id",),
+    "clusters": ("id",),
+    "domains": ("id",),
+    "healthEvents": ("id",),
+}
 
 
 def _small_adapter(section: str) -> TypeAdapter[Any]:
@@ -94,6 +112,26 @@ class Snapshot:
     """Original JSON of bulk items that carried unknown fields (section -> index -> value)."""
     source: str | None = field(default=None, compare=False)
     """Where the snapshot was read from, for messages."""
+    warnings: list[str] = field(default_factory=list, compare=False)
+    """What the loader changed and the user should know (duplicates merged, secret-looking unknown
+    fields dropped); the audit's findings carry them on."""
+    positions: dict[str, list[int]] = field(default_factory=dict, compare=False)
+    """For a section whose duplicates were merged: the file index of each entry kept (section ->
+    list), so JSON paths can name the file's entries (:meth:`file_location`)."""
+
+    def file_location(self, location: str) -> str:
+        """``location`` (a JSON path into this snapshot's sections) as a path into the file it was
+        read from: the same unless duplicates were merged before that entry."""
+        if not self.positions:
+            return location
+        m = _LOCATION.match(location)
+        if m is None:
+            return location
+        kept = self.positions.get(m.group(1))
+        index = int(m.group(2))
+        if kept is None or index >= len(kept):
+            return location
+        return f"{m.group(1)}[{kept[index]}]{location[m.end() :]}"
 
     def counts(self) -> dict[str, int]:
         """How many records each section holds."""
@@ -132,6 +170,7 @@ class _Retry(Exception):
     """The one-pass split met something only the general path handles (or reports)."""
 
 
+@refuses_deep_nesting
 def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
     """Validate snapshot JSON bytes (see :func:`load_snapshot`).
 
@@ -165,6 +204,7 @@ def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapsho
     if pager is not None:
         pager.release_all()
     snap = Snapshot(source=source)
+    dropped: list[str] = []
     for key, raw in top.items():
         if key == "snapshotVersion":
             version = _scalar(raw, int, source, key)
@@ -177,18 +217,65 @@ def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapsho
         elif key in ("collectedAt", "tenantId"):
             setattr(snap, key, _scalar(raw, str | None, source, key))
         elif isinstance(raw, list):  # items split in one pass (role assignments)
-            snap.roleAssignments = _decode_parts(key, raw, pager)
+            _set_bulk(snap, key, _decode_parts(key, raw, pager), {}, source)
         elif key in BULK_SECTIONS:
-            records, preserved = _decode_bulk(key, raw, source, pager)
-            setattr(snap, key, records)
-            if preserved:
-                snap.preserved[key] = preserved
+            records, preserved = _decode_bulk(key, raw, source, pager, dropped)
+            _set_bulk(snap, key, records, preserved, source)
         elif key in SECTION_ORDER:
             value = _decode_small(key, raw, source)
-            setattr(snap, key, value if value is not None or key == "devTooling" else [])
+            drop_secret_looking_extras(value, key, dropped)
+            if key == "devTooling":
+                snap.devTooling = _merge_dev_tooling(snap, value, source)
+            else:
+                _set_merged(snap, key, merge_models(key, value or [], _MODEL_KEYS[key], source))
+        elif is_secret_looking_name(key):
+            dropped.append(key)
         else:
-            snap.extra[key] = bytes(raw)
+            snap.extra[key] = _without_secret_looking(key, bytes(raw), dropped)
+    if dropped:
+        snap.warnings.append(dropped_fields_warning(dropped))
     return snap
+
+
+def _set_merged(snap: Snapshot, key: str, merged: Merged) -> None:
+    setattr(snap, key, merged.items)
+    if merged.positions is not None:
+        snap.positions[key] = merged.positions
+        snap.warnings.append(merged_warning(key, merged))
+
+
+def _set_bulk(
+    snap: Snapshot, key: str, records: list[Any], preserved: dict[int, Any], source: str
+) -> None:
+    merged, preserved = merge_records(key, records, preserved, source)
+    _set_merged(snap, key, merged)
+    if preserved:
+        snap.preserved[key] = preserved
+
+
+def _merge_dev_tooling(snap: Snapshot, dev: DevTooling | None, source: str) -> DevTooling | None:
+    if dev is None:
+        return None
+    for name, keys in (("tokens", ("id",)), ("apps", ("owner", "name"))):
+        merged = merge_models(f"devTooling.{name}", getattr(dev, name), keys, source)
+        if merged.positions is not None:
+            setattr(dev, name, merged.items)
+            snap.positions[f"devTooling.{name}"] = merged.positions
+            snap.warnings.append(merged_warning(f"devTooling.{name}", merged))
+    return dev
+
+
+def _without_secret_looking(key: str, raw: bytes, dropped: list[str]) -> bytes:
+    """An unknown top-level section without the secret-looking keys it holds (decoded only when its
+    bytes could hold one)."""
+    if not may_hold_secret_looking_name(raw):
+        return raw
+    found: list[str] = []
+    value = drop_from_unknown(msgspec.json.decode(raw), key, found)
+    if not found:
+        return raw
+    dropped.extend(found)
+    return msgspec.json.encode(value)
 
 
 def _decode_top(data: InputData, source: str) -> dict[str, msgspec.Raw]:
@@ -246,7 +333,11 @@ _CHUNK_ITEMS = 20_000
 
 
 def _decode_bulk(
-    key: str, raw: msgspec.Raw, source: str, pager: Pager | None = None
+    key: str,
+    raw: msgspec.Raw,
+    source: str,
+    pager: Pager | None = None,
+    dropped: list[str] | None = None,
 ) -> tuple[list[Any], dict[int, Any]]:
     cls = BULK_SECTIONS[key]
     try:
@@ -265,7 +356,7 @@ def _decode_bulk(
                 exc = whole
             if "unknown field" not in str(exc):
                 raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
-    return _decode_bulk_keeping_unknown(key, cls, raw, source)
+    return _decode_bulk_keeping_unknown(key, cls, raw, source, dropped)
 
 
 def _decode_parts(key: str, parts: list[msgspec.Raw], pager: Pager | None) -> list[Any]:
@@ -309,9 +400,10 @@ def _decode_chunked(
 
 
 def _decode_bulk_keeping_unknown(
-    key: str, cls: type[Any], raw: msgspec.Raw, source: str
+    key: str, cls: type[Any], raw: msgspec.Raw, source: str, dropped: list[str] | None = None
 ) -> tuple[list[Any], dict[int, Any]]:
-    """The slow path: items with unknown fields are decoded without them and kept as given."""
+    """The slow path: items with unknown fields are decoded without them and kept as given (but
+    for unknown fields with secret-looking names, dropped and their paths added to ``dropped``)."""
     items = msgspec.json.decode(raw)
     if not isinstance(items, list):
         raise InputError(
@@ -328,9 +420,39 @@ def _decode_bulk_keeping_unknown(
                 exc, source=source, prefix=f"{key}[{index}]", raw=msgspec.json.encode(item)
             ) from None
         if had_unknown:
+            if dropped is not None:
+                before = len(dropped)
+                _drop_secret_looking(item, cls, f"{key}[{index}]", dropped)
+                if len(dropped) > before and not _known_fields(item, cls)[1]:
+                    continue  # nothing unknown is left: the record is the whole item
             preserved[index] = item
     intern_strings(key, records)
     return records, preserved
+
+
+def _drop_secret_looking(value: Any, cls: type[Any], path: str, dropped: list[str]) -> None:
+    """Drop, in place, the unknown fields with secret-looking names of a bulk item (at any depth,
+    inside unknown fields too); their paths go to ``dropped``."""
+    if not isinstance(value, dict):
+        return
+    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    for k in list(value):
+        where = f"{path}.{k}"
+        f = fields.get(k)
+        if f is None:
+            if is_secret_looking_name(k):
+                del value[k]
+                dropped.append(where)
+            else:
+                drop_from_unknown(value[k], where, dropped)
+            continue
+        inner = _struct_type(f.type)
+        v = value[k]
+        if inner is not None and isinstance(v, dict):
+            _drop_secret_looking(v, inner, where, dropped)
+        elif inner is not None and isinstance(v, list):
+            for i, x in enumerate(v):
+                _drop_secret_looking(x, inner, f"{where}[{i}]", dropped)
 
 
 def _known_fields(value: Any, cls: type[Any]) -> tuple[Any, bool]:

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from auditor.audit.checks._registry import CheckContext, Outcome, PassMany, run_check
+from auditor.audit.limits import MAX_ITEMS, TRUNCATED
 from auditor.estate.roles import (
     OWNER,
     RBAC_ADMINISTRATOR,
@@ -643,24 +644,28 @@ def bypassed_conditions(ctx: CheckContext) -> Iterator[Outcome]:
             continue
         operations = sorted({op for b in hits for op in b.operations})
         bypassers = list(dict.fromkeys(b.bypassingAssignmentId for b in hits))
+        # the first MAX_ITEMS grants only (a hostile estate can hold thousands per assignment)
+        evidence: dict[str, Any] = {
+            "targetedActions": sorted({a for b in hits for a in b.targetedActions}),
+            "operations": operations,
+            "bypassedBy": [
+                {
+                    "roleAssignmentId": b.bypassingAssignmentId,
+                    "scope": b.bypassingScope,
+                    "role": b.bypassingRoleName,
+                    "via": list(b.via),
+                }
+                for b in hits[:MAX_ITEMS]
+            ],
+        }
+        if len(hits) > MAX_ITEMS:
+            evidence[TRUNCATED] = {"items": {"bypassedBy": len(hits) - MAX_ITEMS}}
         yield _assignment_outcome(
             ix,
             index,
             entry,
             False,
-            {
-                "targetedActions": sorted({a for b in hits for a in b.targetedActions}),
-                "operations": operations,
-                "bypassedBy": [
-                    {
-                        "roleAssignmentId": b.bypassingAssignmentId,
-                        "scope": b.bypassingScope,
-                        "role": b.bypassingRoleName,
-                        "via": list(b.via),
-                    }
-                    for b in hits
-                ],
-            },
+            evidence,
             **fields,
             operation=", ".join(operations),
             bypassedBy=", ".join(f"{b.bypassingRoleName} at {b.bypassingScope}" for b in hits[:3])

@@ -1,0 +1,185 @@
+"""Bounds on what one finding and one rule may put in the outputs, whatever the estate holds.
+
+- **Per finding** (:func:`bound_evidence`, :func:`bound_text`): a list or object in the evidence
+  keeps its first :data:`MAX_ITEMS` entries; a string keeps its first :data:`MAX_CHARS` characters;
+  one finding's evidence holds at most :data:`MAX_EVIDENCE_VALUES` values and
+  :data:`MAX_EVIDENCE_CHARS` characters of strings in all (what comes after is cut). What was cut
+  is said in the evidence itself, under ``"truncated"``: ``{"items": {path: entries left out},
+  "characters": {path: characters left out}}``, with the JSON path inside the evidence. A message
+  or remediation longer than :data:`MAX_CHARS` ends with ``… (N more characters)``.
+- **Per rule** (:func:`cap_failures`), when a cap is asked for (``--max-findings-per-rule N``;
+  none by default): at most N failing findings of one
+  rule are listed (the most severe first, then by resource); the others are counted, not listed.
+  The summary's counts and the gate's verdict include them, and a warning names the rule and how
+  many were not listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from auditor.audit.findings import Finding
+from auditor.model.secrets import MASK
+
+MAX_ITEMS = 50
+"""Entries kept of one list or object in a finding's evidence."""
+MAX_CHARS = 2_000
+"""Characters kept of one string of a finding (evidence value, message, remediation)."""
+MAX_EVIDENCE_VALUES = 1_000
+"""Values (strings, numbers, entries of lists and objects) in one finding's evidence, in all."""
+MAX_EVIDENCE_CHARS = 20_000
+"""Characters of strings in one finding's evidence, in all."""
+MAX_FAILURES_PER_RULE = 0
+"""Failing findings of one rule listed in the outputs by default: 0 lists all, so every output
+format counts the same failing findings (``--max-findings-per-rule N`` opts in to a cap)."""
+TRUNCATED = "truncated"
+"""The evidence key that says what was cut."""
+ELLIPSIS = "…"
+
+
+def bound_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` cut to :data:`MAX_CHARS` characters, with a marker saying how many went. Known
+    ``secrets`` are masked before cutting (a cut could leave a secret's prefix unrecognisable)."""
+    if len(text) <= MAX_CHARS:
+        return text
+    text = _mask(text, secrets)
+    if len(text) <= MAX_CHARS:
+        return text
+    return f"{text[:MAX_CHARS]}{ELLIPSIS} ({len(text) - MAX_CHARS:,} more characters)"
+
+
+def _mask(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret and secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def _small(value: Any) -> bool:
+    t = type(value)
+    if t is str:
+        return len(value) <= 200
+    return t is not list and t is not dict and t is not tuple
+
+
+def bound_evidence(evidence: dict[str, Any], secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """``evidence`` within the bounds of the module doc (the same object when nothing is cut)."""
+    if len(evidence) <= 16 and all(_small(v) for v in evidence.values()):
+        return evidence  # the common case: a few scalars
+    cutter = _Cutter(secrets)
+    out: dict[str, Any] = cutter.value(evidence, "")
+    if not cutter.items and not cutter.chars:
+        return out if cutter.masked else evidence
+    earlier = evidence.get(TRUNCATED)  # what a check cut itself (it knew the full counts)
+    truncated: dict[str, dict[str, int]] = {}
+    for kind, found in (("items", cutter.items), ("characters", cutter.chars)):
+        merged = dict(earlier.get(kind) or {}) if isinstance(earlier, dict) else {}
+        merged.update((k, v) for k, v in found.items() if not k.startswith(f"{TRUNCATED}."))
+        if merged:
+            truncated[kind] = merged
+    out[TRUNCATED] = truncated
+    return out
+
+
+class _Cutter:
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self.secrets = secrets
+        self.values = MAX_EVIDENCE_VALUES
+        self.budget = MAX_EVIDENCE_CHARS
+        self.items: dict[str, int] = {}
+        self.chars: dict[str, int] = {}
+        self.masked = False
+
+    def exhausted(self) -> bool:
+        return self.values <= 0 or self.budget <= 0
+
+    @staticmethod
+    def cut(where: dict[str, int], path: str, n: int) -> None:
+        """Record ``n`` left out at ``path``; past :data:`MAX_ITEMS` paths, under ``"…"``."""
+        if len(where) < MAX_ITEMS:
+            where[path or "."] = n
+        else:
+            where[ELLIPSIS] = where.get(ELLIPSIS, 0) + n
+
+    def value(self, value: Any, path: str) -> Any:
+        self.values -= 1
+        if isinstance(value, str):
+            return self.text(value, path)
+        if isinstance(value, dict):
+            return self.mapping(value, path)
+        if isinstance(value, list | tuple):
+            return self.sequence(value, path)
+        return value
+
+    def text(self, value: str, path: str) -> str:
+        limit = min(MAX_CHARS, max(self.budget, 0))
+        if len(value) > limit:
+            masked = _mask(value, self.secrets)
+            self.masked |= masked != value
+            value = masked
+        if len(value) > limit:
+            self.cut(self.chars, path, len(value) - limit)
+            value = value[:limit] + ELLIPSIS
+        self.budget -= len(value)
+        return value
+
+    def mapping(self, value: dict[Any, Any], path: str) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        keys = list(value)
+        for n, key in enumerate(keys):
+            if n >= MAX_ITEMS or self.exhausted():
+                self.cut(self.items, path, len(keys) - n)
+                break
+            out[key] = self.value(value[key], f"{path}.{key}" if path else str(key))
+        return out
+
+    def sequence(self, value: Sequence[Any], path: str) -> list[Any]:
+        out: list[Any] = []
+        for n, item in enumerate(value):
+            if n >= MAX_ITEMS or self.exhausted():
+                self.cut(self.items, path, len(value) - n)
+                break
+            out.append(self.value(item, f"{path}[{n}]"))
+        return out
+
+
+def cap_failures(
+    findings: list[Finding], limit: int | None = MAX_FAILURES_PER_RULE
+) -> tuple[list[Finding], dict[str, dict[str, int]]]:
+    """``findings`` with at most ``limit`` failing findings per rule, and the ones left out
+    counted by rule and severity. ``findings`` are sorted failures first (as
+    :func:`~auditor.audit.runner.sort_findings` does), so only that prefix is read; the first
+    failures of each rule are kept."""
+    if not limit:
+        return findings, {}
+    end = 0
+    counts: dict[str, int] = {}
+    for f in findings:
+        if f.status != "fail":
+            break
+        end += 1
+        counts[f.ruleId] = counts.get(f.ruleId, 0) + 1
+    if all(n <= limit for n in counts.values()):
+        return findings, {}
+    seen: dict[str, int] = {}
+    kept: list[Finding] = []
+    unlisted: dict[str, dict[str, int]] = {}
+    for f in findings[:end]:
+        n = seen[f.ruleId] = seen.get(f.ruleId, 0) + 1
+        if n > limit:
+            by_severity = unlisted.setdefault(f.ruleId, {})
+            by_severity[f.severity] = by_severity.get(f.severity, 0) + 1
+        else:
+            kept.append(f)
+    kept.extend(findings[end:])
+    return kept, unlisted
+
+
+def unlisted_warnings(unlisted: dict[str, dict[str, int]], limit: int) -> list[str]:
+    """One warning per rule whose failing findings were not all listed."""
+    return [
+        f"{rule}: {sum(by.values()):,} more failing finding(s) not listed (at most {limit:,} per "
+        "rule are listed; the summary counts them all; --max-findings-per-rule 0 lists every one)"
+        for rule, by in sorted(unlisted.items())
+    ]
