@@ -113,3 +113,15 @@ def test_faults_are_deterministic_bounded_and_filterable() -> None:
     d = FaultInjector(FaultConfig(rate=1.0, only="denyAssignments"))
     assert d.draw("x", "/subscriptions/s/providers/Cloud.Authorization/roleAssignments") is None
     assert d.draw("x", "/subscriptions/s/providers/Cloud.Authorization/denyAssignments") is not None
+
+
+def test_page_size_default_is_the_sandbox_default() -> None:
+    import typer
+
+    from auditor.cli import app
+    from auditor.sandbox.config import DEFAULT_PAGE_SIZE, SandboxConfig
+
+    group = typer.main.get_command(app)
+    serve = group.commands["sandbox"].commands["serve"]  # type: ignore[attr-defined]
+    option = next(p for p in serve.params if p.name == "page_size")
+    assert option.default == DEFAULT_PAGE_SIZE == SandboxConfig().page_size == 200

@@ -10,21 +10,30 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import msgspec
 import pytest
 
+from auditor.estate.snapshot import loads_snapshot
 from auditor.model.defaults import SEED_API_VERSIONS
-from auditor.sandbox import SandboxServer
+from auditor.sandbox import SandboxConfig, SandboxServer
+from auditor.sandbox.config import DEFAULT_PAGE_SIZE
 from tests.test_sandbox_helpers import (
+    BEARER_TOKENS,
     GROUP,
     MG,
     MG_OTHER,
     OTHER,
+    READER_ROLE,
     RG1,
     S1,
     S2,
     USER,
     VM1,
+    deny_assignment,
+    estate_json,
+    health_event,
     names,
+    role_assignment,
     sandbox,
 )
 
@@ -368,6 +377,102 @@ def test_deny_paging_next_link_keeps_the_query(server: SandboxServer) -> None:
     assert query["$filter"] == [f"principalId eq '{OTHER}'"]
 
 
+# deny assignments at resource-group and resource scopes (the real API lists them at any of
+# these scopes, like role assignments): da-all at S1, da-other at RG1, da-group at S2, da-root at /
+
+
+@pytest.mark.parametrize(
+    ("scope", "flt", "expected"),
+    [
+        (RG1, None, ["da-all", "da-other", "da-root"]),  # at, above and below
+        (RG1, "atScope()", ["da-all", "da-other", "da-root"]),  # at or above
+        (RG1, "denyAssignmentName eq 'da-other'", ["da-other"]),  # at the scope only
+        (RG1, "denyAssignmentName eq 'Deny writes'", []),  # da-all lies above rg1
+        (RG1, f"principalId eq '{USER}'", []),  # excluded from da-all
+        (RG1, f"principalId eq '{OTHER}'", ["da-all", "da-other", "da-root"]),
+        (RG1, f"gdprExportPrincipalId eq '{USER}'", ["da-all"]),
+        (VM1, None, ["da-all", "da-other", "da-root"]),
+        (VM1, "atScope()", ["da-all", "da-other", "da-root"]),
+        (VM1, "denyAssignmentName eq 'da-other'", []),
+        (f"{S2}/resourceGroups/rg2", None, ["da-group", "da-root"]),
+        (f"{S2}/resourceGroups/rg2", f"principalId eq '{GROUP}'", ["da-group"]),
+    ],
+)
+def test_deny_assignments_at_resource_group_and_resource_scopes(
+    server: SandboxServer, scope: str, flt: str | None, expected: list[str]
+) -> None:
+    params = {"api-version": V_ACCESS}
+    if flt is not None:
+        params["$filter"] = flt
+    items, _ = all_pages(server, scope + DA, **params)
+    assert sorted(i["name"] for i in items) == expected
+
+
+def test_deny_assignments_page_below_the_subscription(server: SandboxServer) -> None:
+    # page size 2: three deny assignments concern rg1; $skipToken works at every deny scope
+    items, links = all_pages(server, RG1 + DA, **{"api-version": V_ACCESS, "$filter": "atScope()"})
+    assert len(links) == 1 and len({i["id"] for i in items}) == 3
+    link = urlsplit(links[0])
+    assert link.path == RG1 + DA
+    assert parse_qs(link.query)["$filter"] == ["atScope()"]
+
+
+def test_deny_assignment_read_permission_at_a_resource_group(server: SandboxServer) -> None:
+    # OTHER is Reader at rg1 only: reads deny assignments there and on its resources, not above
+    assert get(server, RG1 + DA, "t-other", **{"api-version": V_ACCESS}).status_code == 200
+    assert get(server, VM1 + DA, "t-other", **{"api-version": V_ACCESS}).status_code == 200
+    assert get(server, S1 + DA, "t-other", **{"api-version": V_ACCESS}).status_code == 403
+    assert get(server, RG1 + DA, "t-nobody", **{"api-version": V_ACCESS}).status_code == 403
+
+
+@pytest.mark.parametrize("scope", ["", MG, "/foo/bar", f"{S1}/resourceGroups"])
+def test_deny_assignments_elsewhere_are_a_400_naming_the_scopes(
+    server: SandboxServer, scope: str
+) -> None:
+    r = get(server, scope + DA, **{"api-version": V_ACCESS})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error["code"] == "InvalidScope" and error["target"] == "scope"
+    assert "a subscription, a resource group or a resource" in error["message"]
+
+
+# --- the default page size ---------------------------------------------------------------------
+
+
+def test_long_listings_page_by_default() -> None:
+    """Without ``--page-size``, a listing longer than 200 pages with nextLink, and following the
+    links gives every item exactly once, in order (4.1 at a resource group, provider-level 4.2,
+    4.5). A 4.2 call at a scope still answers in one page (seed 8)."""
+    data = estate_json()
+    data["roleAssignments"] += [
+        role_assignment(f"bulk-{i:03d}", RG1, READER_ROLE, OTHER) for i in range(450)
+    ]
+    data["denyAssignments"] += [
+        deny_assignment(f"bulk-da-{i:03d}", RG1, [(OTHER, "User")]) for i in range(230)
+    ]
+    data["healthEvents"] += [
+        health_event(S1, f"BULK{i:03d}", "ServiceIssue", "2024-05-02T10:00:00Z") for i in range(205)
+    ]
+    snapshot = loads_snapshot(msgspec.json.encode(data), source="test estate")
+    config = SandboxConfig(bearer_tokens=dict(BEARER_TOKENS), reader_token="t-sandbox-reader")
+    assert config.page_size == DEFAULT_PAGE_SIZE == 200
+    with SandboxServer(snapshot, config) as big:
+        cases = [
+            (RA, {"api-version": V_ACCESS}, 458, 2),
+            (RG1 + DA, {"api-version": V_ACCESS}, 233, 1),
+            (S1 + EV, {"api-version": V_EVENTS}, 209, 1),
+        ]
+        for path, params, count, links_expected in cases:
+            items, links = all_pages(big, path, **params)
+            ids = [i["id"] for i in items]
+            assert len(ids) == count and len(set(ids)) == count, path
+            assert len(links) == links_expected, path
+            first = get(big, path, **params).json()
+            assert len(first["value"]) == 200 and first["nextLink"] == links[0]
+        at_scope = get(big, RG1 + RA, **{"api-version": V_ACCESS}).json()
+        assert "nextLink" not in at_scope and len(at_scope["value"]) > 450
+
+
 # --- 4.5 / 4.6 health events -------------------------------------------------------------------
 
 
@@ -461,10 +566,11 @@ def test_openapi_document_lists_every_endpoint(server: SandboxServer) -> None:
     doc = r.json()
     assert doc["openapi"].startswith("3.")
     ops = {(m.upper(), p) for p, item in doc["paths"].items() for m in item}
-    assert (
-        "GET",
-        "/subscriptions/{subscriptionId}/providers/Cloud.Authorization/denyAssignments",
-    ) in ops
+    deny = "/providers/Cloud.Authorization/denyAssignments"
+    sub = "/subscriptions/{subscriptionId}"
+    rg = sub + "/resourceGroups/{resourceGroupName}"
+    resource = rg + "/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}"
+    assert {("GET", scope + deny) for scope in (sub, rg, resource)} <= ops
     assert ("GET", "/providers/Cloud.Authorization/roleAssignments") in ops
     assert ("DELETE", "/v0.1/apps/{owner_name}/{app_name}/users/{user_email}") in ops
     assert ("POST", "/v0.1/api_tokens") in ops

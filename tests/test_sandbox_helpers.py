@@ -53,7 +53,9 @@ API_TOKENS = {
 }
 
 
-def _ra(name: str, scope: str, role: str, principal: str, ptype: str = "User") -> dict[str, Any]:
+def role_assignment(
+    name: str, scope: str, role: str, principal: str, ptype: str = "User"
+) -> dict[str, Any]:
     return {
         "id": f"{scope.rstrip('/')}/providers/Cloud.Authorization/roleAssignments/{name}",
         "name": name,
@@ -67,7 +69,7 @@ def _ra(name: str, scope: str, role: str, principal: str, ptype: str = "User") -
     }
 
 
-def _da(
+def deny_assignment(
     name: str,
     scope: str,
     principals: list[tuple[str, str]],
@@ -90,7 +92,7 @@ def _da(
     }
 
 
-def _event(
+def health_event(
     base: str, name: str, event_type: str, updated: str, service: str = "Virtual Machines"
 ) -> dict[str, Any]:
     return {
@@ -113,29 +115,31 @@ def _event(
 
 
 ROLE_ASSIGNMENTS = [
-    _ra("ra-root", "/", READER_ROLE, READER),
-    _ra("ra-mg", MG, CONTRIBUTOR_ROLE, GROUP, "Group"),
-    _ra("ra-mg-empty", MG_OTHER, READER_ROLE, OTHER),
-    _ra("ra-sub1", S1, OWNER_ROLE, USER),
-    _ra("ra-rg1", RG1, READER_ROLE, OTHER),
-    _ra("ra-vm1", VM1, CONTRIBUTOR_ROLE, USER),
-    _ra("ra-sub2", S2, READER_ROLE, OTHER),
-    _ra("ra-outer", RG2, READER_ROLE, OUTER_GROUP, "Group"),
+    role_assignment("ra-root", "/", READER_ROLE, READER),
+    role_assignment("ra-mg", MG, CONTRIBUTOR_ROLE, GROUP, "Group"),
+    role_assignment("ra-mg-empty", MG_OTHER, READER_ROLE, OTHER),
+    role_assignment("ra-sub1", S1, OWNER_ROLE, USER),
+    role_assignment("ra-rg1", RG1, READER_ROLE, OTHER),
+    role_assignment("ra-vm1", VM1, CONTRIBUTOR_ROLE, USER),
+    role_assignment("ra-sub2", S2, READER_ROLE, OTHER),
+    role_assignment("ra-outer", RG2, READER_ROLE, OUTER_GROUP, "Group"),
 ]
 
 DENY_ASSIGNMENTS = [
-    _da("da-all", S1, [(ALL, "SystemDefined")], [(USER, "User")], display="Deny writes"),
-    _da("da-other", RG1, [(OTHER, "User")]),
-    _da("da-group", S2, [(GROUP, "Group")]),
-    _da("da-root", "/", [(OTHER, "User")]),
+    deny_assignment(
+        "da-all", S1, [(ALL, "SystemDefined")], [(USER, "User")], display="Deny writes"
+    ),
+    deny_assignment("da-other", RG1, [(OTHER, "User")]),
+    deny_assignment("da-group", S2, [(GROUP, "Group")]),
+    deny_assignment("da-root", "/", [(OTHER, "User")]),
 ]
 
 HEALTH_EVENTS = [
-    _event(S1, "EV1", "ServiceIssue", "2024-05-02T10:00:00Z"),
-    _event(S1, "EV2", "SecurityAdvisory", "2024-04-30T23:59:59Z", service="Storage"),
-    _event(VM1, "EV3", "PlannedMaintenance", "2024-05-10T08:00:00Z"),
-    _event(S1, "EV4", "HealthAdvisory", "2024-05-01T00:00:00Z", service="Storage"),
-    _event(S2, "EV5", "ServiceIssue", "2024-06-01T00:00:00Z"),
+    health_event(S1, "EV1", "ServiceIssue", "2024-05-02T10:00:00Z"),
+    health_event(S1, "EV2", "SecurityAdvisory", "2024-04-30T23:59:59Z", service="Storage"),
+    health_event(VM1, "EV3", "PlannedMaintenance", "2024-05-10T08:00:00Z"),
+    health_event(S1, "EV4", "HealthAdvisory", "2024-05-01T00:00:00Z", service="Storage"),
+    health_event(S2, "EV5", "ServiceIssue", "2024-06-01T00:00:00Z"),
 ]
 
 CLUSTERS = [

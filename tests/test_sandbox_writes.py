@@ -4,6 +4,7 @@ asynchronous operation (seed 4.3), domain create-or-update (4.4), the developer-
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -18,8 +19,9 @@ import pytest
 from auditor.estate.sample import compliant_cluster_body, compliant_domain_body
 from auditor.estate.snapshot import load_snapshot
 from auditor.model.defaults import SEED_API_VERSIONS
-from auditor.sandbox import SandboxServer
-from tests.test_sandbox_helpers import RG1, RG2, S1, S2, estate_json, sandbox
+from auditor.sandbox import SandboxServer, create_app
+from auditor.sandbox import store as store_module
+from tests.test_sandbox_helpers import RG1, RG2, S1, S2, config, estate, estate_json, sandbox
 
 V_CLUSTER = SEED_API_VERSIONS["clusters.create"]
 V_DOMAIN = SEED_API_VERSIONS["domains.createOrUpdate"]
@@ -124,17 +126,25 @@ def test_cluster_create_answers_200_with_location_and_no_secrets(server: Sandbox
 
 
 def test_cluster_operation_runs_then_succeeds(server: SandboxServer) -> None:
+    """Seed 3: the create response shows Succeeded/Running (so does a GET meanwhile); the operation
+    at Location answers 202 while it runs and 200 Succeeded after (semantics 4)."""
     path = f"{RG1}{CLUSTERS}/c1"
     with arm(server) as c:
         r = c.put(path, params={"api-version": V_CLUSTER}, json=cluster_body())
-        assert r.json()["properties"]["provisioningState"] == "InProgress"
+        assert r.status_code == 200
+        created = r.json()["properties"]
+        assert created["provisioningState"] == "Succeeded"
+        assert created["clusterState"] == "Running"
+        assert r.headers["location"] == r.headers["azure-asyncoperation"]
+        assert re.search(
+            rf"{re.escape(path)}/azureasyncoperations/[0-9a-f-]+\?api-version={V_CLUSTER}$",
+            r.headers["location"],
+        )
         running = c.get(r.headers["location"])
         assert running.status_code == 202
         assert running.json()["status"] == "InProgress" and "retry-after" in running.headers
-        assert (
-            c.get(path, params={"api-version": V_CLUSTER}).json()["properties"]["provisioningState"]
-            == "InProgress"
-        )
+        shown = c.get(path, params={"api-version": V_CLUSTER}).json()["properties"]
+        assert (shown["provisioningState"], shown["clusterState"]) == ("Succeeded", "Running")
         finished = running
         for _ in range(500):  # poll as a client does until the operation ends (0.2 s)
             finished = c.get(r.headers["location"])
@@ -432,3 +442,123 @@ def test_oversized_bodies_are_refused() -> None:
             f"{RG2}{DOMAINS}/big", params={"api-version": V_DOMAIN}, json={"location": "x" * 100}
         )
     assert r.status_code == 413 and r.json()["error"]["code"] == "RequestTooLarge"
+
+
+def test_persist_failure_is_a_json_500_and_the_change_is_kept(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    with sandbox(persist_path=str(blocker / "estate.json")) as server, arm(server) as c:
+        r = c.put(
+            f"{RG2}{DOMAINS}/unsaved", params={"api-version": V_DOMAIN}, json={"location": "x"}
+        )
+        assert r.status_code == 500
+        assert r.json()["error"]["code"] == "PersistFailed"
+        assert "could not be saved" in r.json()["error"]["message"]
+        got = c.get(f"{RG2}{DOMAINS}/unsaved", params={"api-version": V_DOMAIN})
+        assert got.status_code == 200
+
+
+# --- hostile bodies and unforeseen errors ------------------------------------------------------
+
+
+def _nested(depth: int) -> bytes:
+    """A domain body whose ``properties.x`` holds objects nested ``depth`` levels below the body."""
+    inner = b'{"a":' * (depth - 2) + b"1" + b"}" * (depth - 2)
+    return b'{"location":"x","properties":{"x":' + inner + b"}}"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "token", "code"),
+    [
+        ("PUT", f"{RG1}{CLUSTERS}/deep?api-version={V_CLUSTER}", None, "InvalidRequestContent"),
+        ("PUT", f"{RG2}{DOMAINS}/deep?api-version={V_DOMAIN}", None, "InvalidRequestContent"),
+        ("POST", "/v0.1/api_tokens", "v-user-full", "BadRequest"),
+    ],
+)
+@pytest.mark.parametrize("depth", [65, 1_000, 100_000])
+def test_deeply_nested_bodies_are_a_json_400(
+    server: SandboxServer, method: str, path: str, token: str | None, code: str, depth: int
+) -> None:
+    headers = {"X-API-Token": token} if token else AUTH
+    r = httpx.request(method, server.url + path, content=_nested(depth), headers=headers)
+    assert r.status_code == 400
+    assert r.headers["content-type"].startswith("application/json")
+    error = r.json()["error"]
+    assert error["code"] == code and "nested more than 64 levels deep" in error["message"]
+    if depth == 65:  # decoded, then measured: the path of the first level too deep
+        assert error["message"].startswith("The request content is invalid at properties.x.a.a")
+
+
+def test_nesting_up_to_the_limit_is_accepted(server: SandboxServer) -> None:
+    r = httpx.put(
+        f"{server.url}{RG2}{DOMAINS}/deep64",
+        params={"api-version": V_DOMAIN},
+        content=_nested(64),
+        headers=AUTH,
+    )
+    assert r.status_code == 201, r.text
+
+
+def test_an_unforeseen_error_is_a_json_500_without_traceback(
+    server: SandboxServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a defect")
+
+    monkeypatch.setattr(server.sandbox.store, "health_events", broken)
+    monkeypatch.setattr(server.sandbox.store, "domain", broken)
+    with caplog.at_level("ERROR", logger="auditor.sandbox"), arm(server) as c:
+        events = c.get(
+            f"{S1}/providers/Cloud.ResourceHealth/events", params={"api-version": "2024-02-01"}
+        )
+        domain = c.get(f"{RG2}{DOMAINS}/dom-existing", params={"api-version": V_DOMAIN})
+    assert events.status_code == 500 and domain.status_code == 500
+    flat = events.json()  # area D's error shape
+    assert flat["code"] == "InternalServerError" and set(flat) == {"code", "message", "details"}
+    error = domain.json()["error"]
+    assert error["code"] == "InternalServerError"
+    reference = re.search(r"reference ([0-9a-f]{12})", error["message"])
+    assert reference is not None
+    for r in (events, domain):
+        assert "Traceback" not in r.text and "a defect" not in r.text
+        assert "ZeroDivisionError" not in r.text
+    logged = [rec for rec in caplog.records if rec.name == "auditor.sandbox"]
+    assert len(logged) == 2 and reference.group(1) in logged[1].getMessage()
+    assert all(rec.exc_info is None for rec in logged)
+
+
+def test_concurrent_persisted_writes_are_coalesced_and_none_is_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "estate.json"
+    path.write_bytes(msgspec.json.encode(estate_json()))
+    writes: list[int] = []
+    real_write = vars(store_module)["write_atomic"]
+
+    def counting(*args: Any, **kwargs: Any) -> None:
+        writes.append(1)
+        real_write(*args, **kwargs)
+
+    monkeypatch.setattr(store_module, "write_atomic", counting)
+    app = create_app(estate(), config(persist_path=str(path)))
+
+    async def main() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox") as c:
+            return await asyncio.gather(
+                *(
+                    c.post(
+                        "/v0.1/api_tokens",
+                        json={"description": f"t{i}"},
+                        headers={"X-API-Token": "v-user-full"},
+                    )
+                    for i in range(20)
+                )
+            )
+
+    answers = asyncio.run(main())
+    assert [r.status_code for r in answers] == [201] * 20
+    saved = load_snapshot(path)
+    assert saved.devTooling is not None
+    assert {r.json()["id"] for r in answers} <= {t.id for t in saved.devTooling.tokens}
+    assert 1 <= len(writes) < 20

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
+from auditor.cli._validate import host_option, port_option
 from auditor.errors import InputError
 
 if TYPE_CHECKING:
@@ -49,8 +50,13 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--snapshot", help="Snapshot file to serve (default: the sample estate)."),
         ] = None,
-        host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", help="Port to listen on (0: a free one).")] = 0,
+        host: Annotated[
+            str, typer.Option("--host", help="Address to listen on.", callback=host_option)
+        ] = "127.0.0.1",
+        port: Annotated[
+            int,
+            typer.Option("--port", help="Port to listen on (0: a free one).", callback=port_option),
+        ] = 0,
         bearer: Annotated[
             list[str] | None,
             typer.Option(
@@ -72,8 +78,13 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         page_size: Annotated[
-            int, typer.Option("--page-size", min=1, help="Items per list page.")
-        ] = 1000,
+            int,
+            typer.Option(
+                "--page-size",
+                min=1,
+                help="Items per page of every paged list; longer lists page with nextLink.",
+            ),
+        ] = 200,  # SandboxConfig's DEFAULT_PAGE_SIZE (not imported: it would load the server)
         persist: Annotated[
             bool, typer.Option("--persist", help="Write changes back to --snapshot (atomically).")
         ] = False,

@@ -8,12 +8,19 @@ loopback port), :class:`SandboxConfig` and :class:`FaultConfig` (its settings). 
 
 Where the seed is silent, the sandbox decides (tests pin each):
 
-- Paging: 4.2 pages only at provider level (``/providers/Cloud.Authorization/roleAssignments``), since
-  ``$skipToken`` works only there (seed 8); a call at any other scope returns every result in one
-  answer, and a ``$skipToken`` there is a 400 ``UnsupportedQueryParameter``. 4.1, 4.5, 4.6 and the
-  cluster and domain lists page with ``nextLink`` = the request URL, absolute, its query kept as sent,
-  plus ``$skipToken``. A token is tied to its query: another query's token is a 400.
-- Deny assignments without a filter: at, above and below the subscription (as role assignments).
+- Paging: :data:`~auditor.sandbox.config.DEFAULT_PAGE_SIZE` (200) items a page unless
+  ``--page-size`` says otherwise. 4.2 pages only at provider level
+  (``/providers/Cloud.Authorization/roleAssignments``), since ``$skipToken`` works only there (seed
+  8); a call at any other scope returns every result in one answer, and a ``$skipToken`` there is a
+  400 ``UnsupportedQueryParameter``. 4.1, 4.5, 4.6 and the cluster and domain lists page with
+  ``nextLink`` = the request URL, absolute, its query kept as sent, plus ``$skipToken``. A token is
+  tied to its query: another query's token is a 400. Items are only ever added at the end of a
+  list (nothing is deleted), so paging while others write still returns every item that existed
+  when it began exactly once.
+- Deny assignments (4.1) are listed at a subscription, a resource group or a resource
+  (``{scope}/providers/Cloud.Authorization/denyAssignments``, as the real API; another scope is a 400
+  ``InvalidScope``), with the same filters everywhere: ``atScope()`` at or above the scope; without
+  a filter at, above and below it (as role assignments).
   ``principalId``: the principal named directly or through the all-principals entry, and not excluded;
   ``gdprExportPrincipalId``: named or excluded. ``denyAssignmentName``: the display name, ignoring case,
   at the scope only.
@@ -28,10 +35,15 @@ Where the seed is silent, the sandbox decides (tests pin each):
 - The access check uses concrete, empty request attributes: only ``allowed`` passes.
 - The generated token of ``sandbox serve`` (no ``--bearer``) reads everything at ``/`` without a role
   assignment in the estate (so the served estate is exactly the snapshot).
-- Cluster create: 200 with the final Cluster shown as ``InProgress``/``Accepted`` while its operation
-  runs (``--async-delay``, default 1 s; with 0 it is ``Succeeded``/``Running`` at once); a PUT of an
-  existing cluster replaces it. The Location (also sent as ``Azure-AsyncOperation``) answers 202 with
-  ``Retry-After`` (whole seconds, rounded up) while running, 200 ``{"status": "Succeeded"}`` after.
+- Cluster create: 200 with the Cluster as seed 3 shows it (``provisioningState`` ``Succeeded``,
+  ``clusterState`` ``Running``; a GET shows the same); a PUT of an existing cluster replaces it. The
+  Location (also sent as ``Azure-AsyncOperation``) answers 202 with ``Retry-After`` (whole seconds,
+  rounded up) while the operation runs (``--async-delay``, default 1 s), 200 ``{"status":
+  "Succeeded"}`` after (semantics 4).
+- Robustness: a request body nested deeper than 64 levels is a 400 naming the JSON path (as invalid
+  JSON is); an unforeseen exception is a 500 with the area's error body and a reference (logged on
+  one line, without a traceback), never a plain-text 500; a ``--persist`` write that fails is a 500
+  ``PersistFailed``; writes of concurrent changes are coalesced.
   vmSize is lower-cased and the aliases Small/Medium/Large/ExtraLarge resolved to A-series v2 sizes;
   ``coresUsed`` counts the cores of each size (4 for a size it does not know).
 - Domain: the response carries the seed's defaults filled in, ``systemData`` (creation kept on update),

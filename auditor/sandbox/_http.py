@@ -49,6 +49,12 @@ def error_response(
     return json_response(status, body, headers)
 
 
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` cut to ``limit`` characters (with ``...``), for echoing a caller's input in a
+    message: error messages stay short whatever the request."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class HttpError(Exception):
     """Raised by a handler to answer with an error body of its area."""
 

@@ -17,6 +17,7 @@ __all__ = [
     "ROOT",
     "ScopeIndex",
     "Scopes",
+    "is_deny_scope",
     "is_resource_uri",
     "is_valid_scope",
     "scope_key",
@@ -32,6 +33,13 @@ _SCOPE_FORMS = re.compile(
     r")$"
 )
 
+# Scope forms a deny-assignment list accepts (4.1 and the real API's list for a scope): a
+# subscription, a resource group or a resource.
+_DENY_FORMS = re.compile(
+    r"^/subscriptions/[^/]+"
+    r"(?:/resourcegroups/[^/]+(?:/providers/[^/]+(?:/[^/]+/[^/]+)+)?)?$"
+)
+
 # Seed 4.6: a non-nested resource, or one level of nesting.
 _RESOURCE_URI = re.compile(
     r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/[^/]+/[^/]+/[^/]+(?:/[^/]+/[^/]+)?$"
@@ -41,6 +49,11 @@ _RESOURCE_URI = re.compile(
 def is_valid_scope(key: str) -> bool:
     """True when ``key`` (a :func:`scope_key`) is a scope form of contracts section 1."""
     return bool(_SCOPE_FORMS.match(key))
+
+
+def is_deny_scope(key: str) -> bool:
+    """True when ``key`` is a subscription, a resource group or a resource (4.1's scopes)."""
+    return bool(_DENY_FORMS.match(key))
 
 
 def is_resource_uri(key: str) -> bool:

@@ -15,14 +15,16 @@ Every error carries the body of its area (seed 7). The route table below lists e
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route as StarletteRoute
 from starlette.types import Receive, Scope, Send
@@ -39,12 +41,16 @@ from auditor.sandbox._http import (
     error_response,
     json_response,
     parse_query,
+    shorten,
 )
 from auditor.sandbox.auth import Authorizer, BearerIdentity, BearerRegistry
 from auditor.sandbox.config import FaultInjector, SandboxConfig
-from auditor.sandbox.store import Store
+from auditor.sandbox.store import PersistError, Store
 
 Handler = Callable[[Ctx], Awaitable[Response]]
+
+_log = logging.getLogger("auditor.sandbox")
+_DIGITS = re.compile(r"[0-9]{1,30}")
 
 _SUB = r"/subscriptions/(?P<sub>[^/]+)"
 _RG = _SUB + r"/resourceGroups/(?P<rg>[^/]+)"
@@ -103,7 +109,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint(
         "4.1 denyAssignments.list",
         "GET",
-        _SUB + r"/providers/Cloud\.Authorization/denyAssignments",
+        r"(?P<scope>/.*?)?/providers/Cloud\.Authorization/denyAssignments",
         "A",
         arm.list_deny_assignments,
         SEED_API_VERSIONS["denyAssignments.list"],
@@ -289,6 +295,33 @@ class Sandbox:
         self.faults = FaultInjector(config.faults)
 
     async def handle(self, request: Request) -> Response:
+        """The answer to one request. Nothing escapes: an unforeseen exception is answered 500 with
+        the error body of the request's area and a reference (logged on one line, no traceback),
+        never a plain-text 500."""
+        area: Area = "A"
+        try:
+            area = _guess_area(request.url.path)
+            return await self._handle(request)
+        except ClientDisconnect:
+            # the caller went away while sending its body: nobody reads this answer
+            return error_response(area, 400, "ClientDisconnected", "The request was not complete.")
+        except Exception as exc:  # the guard of the last resort (see the docstring)
+            reference = uuid.uuid4().hex[:12]
+            _log.error(
+                "internal error %s on %s %r: %s",
+                reference,
+                request.method,
+                request.url.path[:200],
+                type(exc).__name__,
+            )
+            return error_response(
+                area,
+                500,
+                "InternalServerError",
+                f"The sandbox met an unexpected error (reference {reference}).",
+            )
+
+    async def _handle(self, request: Request) -> Response:
         method = request.method.upper()
         path = request.url.path
         raw = request.scope.get("raw_path")
@@ -304,7 +337,7 @@ class Sandbox:
                     f"{method} is not allowed here; allowed: {', '.join(sorted(set(allowed)))}.",
                     headers={"Allow": ", ".join(sorted(set(allowed)))},
                 )
-            return error_response(area, 404, "NotFound", f"No endpoint at {path}.")
+            return error_response(area, 404, "NotFound", f"No endpoint at {shorten(path)}.")
         area = endpoint.area
         injected = await self._faults(request, area)
         if injected is not None:
@@ -328,6 +361,13 @@ class Sandbox:
         except HttpError as exc:
             return error_response(
                 area, exc.status, exc.code, exc.message, target=exc.target, headers=exc.headers
+            )
+        except PersistError as exc:
+            return error_response(
+                area,
+                500,
+                "PersistFailed",
+                f"The change was made but could not be saved ({shorten(str(exc))}).",
             )
 
     async def _faults(self, request: Request, area: Area) -> Response | None:
@@ -354,8 +394,8 @@ class Sandbox:
 
     async def _read_body(self, ctx: Ctx) -> None:
         limit = self.config.max_body_bytes
-        declared = ctx.request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
+        declared = ctx.request.headers.get("content-length", "")
+        if _DIGITS.fullmatch(declared) and int(declared) > limit:
             raise HttpError(413, "RequestTooLarge", f"The body exceeds {limit} bytes.")
         chunks: list[bytes] = []
         size = 0
@@ -423,7 +463,7 @@ class Sandbox:
                     403,
                     "AuthorizationFailed",
                     f"The client '{identity.principal_id}' does not have authorization to perform "
-                    f"action '{endpoint.permission}' over scope '{scope}'.",
+                    f"action '{endpoint.permission}' over scope '{shorten(scope)}'.",
                 )
         if method in _WRITES:
             await self._read_body(ctx)
@@ -432,7 +472,7 @@ class Sandbox:
     def _permission_scope(ctx: Ctx, endpoint: Endpoint) -> str:
         if "sub" in ctx.params:
             return "/subscriptions/" + ctx.params["sub"]
-        return arm.role_assignment_scope(ctx)
+        return arm.listed_scope(ctx)
 
 
 def _known_parameters(ctx: Ctx, accepted: tuple[str, ...]) -> None:

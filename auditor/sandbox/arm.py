@@ -9,11 +9,17 @@ from typing import Any
 
 from starlette.responses import Response
 
-from auditor.model.cluster import CLUSTER_RESOURCE_TYPE, Cluster
+from auditor.model.cluster import CLUSTER_RESOURCE_TYPE
 from auditor.model.defaults import SEED_API_VERSIONS
 from auditor.model.domain import DOMAIN_RESOURCE_TYPE
-from auditor.sandbox._http import Ctx, HttpError, json_response, list_body, page
-from auditor.sandbox._scopes import ROOT, is_resource_uri, is_valid_scope, scope_key
+from auditor.sandbox._http import Ctx, HttpError, json_response, list_body, page, shorten
+from auditor.sandbox._scopes import (
+    ROOT,
+    is_deny_scope,
+    is_resource_uri,
+    is_valid_scope,
+    scope_key,
+)
 from auditor.sandbox.filters import (
     FilterRejected,
     deny_assignment_query,
@@ -45,21 +51,26 @@ def _body_error(exc: BodyError) -> HttpError:
 # --- 4.2 role assignments ----------------------------------------------------------------------
 
 
-def role_assignment_scope(ctx: Ctx) -> str:
-    """The scope of a 4.2 call as written in its path (``/`` for the provider-level call)."""
+def listed_scope(ctx: Ctx) -> str:
+    """The scope of a 4.1 or 4.2 call as written in its path (``/`` for the provider level)."""
     return ctx.params.get("scope") or ROOT
 
 
+def _invalid_scope(scope: str, expected: str) -> HttpError:
+    return HttpError(
+        400,
+        "InvalidScope",
+        f"'{shorten(scope)}' is not a scope this list accepts: expected {expected}.",
+        target="scope",
+    )
+
+
 async def list_role_assignments(ctx: Ctx) -> Response:
-    scope = role_assignment_scope(ctx)
+    scope = listed_scope(ctx)
     key = scope_key(scope)
     if not is_valid_scope(key):
-        raise HttpError(
-            400,
-            "InvalidScope",
-            f"'{scope}' is not a scope: expected /, a management group, a subscription, a "
-            "resource group or a resource.",
-            target="scope",
+        raise _invalid_scope(
+            scope, "/, a management group, a subscription, a resource group or a resource"
         )
     provider_level = key == ROOT
     if "$skiptoken" in ctx.query and not provider_level:
@@ -94,7 +105,12 @@ async def list_role_assignments(ctx: Ctx) -> Response:
 
 
 async def list_deny_assignments(ctx: Ctx) -> Response:
-    key = scope_key("/subscriptions/" + ctx.params["sub"])
+    """4.1 at a subscription, a resource group or a resource (the real API lists deny assignments
+    at any of them, like role assignments); paged at every scope."""
+    scope = listed_scope(ctx)
+    key = scope_key(scope)
+    if not is_deny_scope(key):
+        raise _invalid_scope(scope, "a subscription, a resource group or a resource")
     try:
         query = deny_assignment_query(ctx.query.get("$filter"))
     except FilterRejected as exc:
@@ -174,16 +190,6 @@ def _resource_id(ctx: Ctx, provider: str, collection: str) -> str:
     )
 
 
-def _cluster_view(ctx: Ctx, cluster: Cluster) -> dict[str, Any]:
-    """A cluster as served: while its create operation runs it is not provisioned yet."""
-    wire = cluster.to_wire()
-    if cluster.id is not None and ctx.store.running_operation(cluster.id) is not None:
-        props = wire.setdefault("properties", {})
-        props["provisioningState"] = "InProgress"
-        props["clusterState"] = "Accepted"
-    return wire
-
-
 async def create_cluster(ctx: Ctx) -> Response:
     resource_id = _resource_id(ctx, "Cloud.AnalyticsCluster", "clusters")
     try:
@@ -203,7 +209,7 @@ async def create_cluster(ctx: Ctx) -> Response:
         "Azure-AsyncOperation": location,
         "Retry-After": str(op.retry_after(time.monotonic())),
     }
-    return json_response(200, _cluster_view(ctx, cluster), headers)
+    return json_response(200, cluster.to_wire(), headers)
 
 
 async def get_cluster(ctx: Ctx) -> Response:
@@ -211,7 +217,7 @@ async def get_cluster(ctx: Ctx) -> Response:
     cluster = ctx.store.cluster(resource_id)
     if cluster is None:
         raise _not_found(resource_id)
-    return json_response(200, _cluster_view(ctx, cluster))
+    return json_response(200, cluster.to_wire())
 
 
 async def cluster_operation(ctx: Ctx) -> Response:
@@ -219,7 +225,9 @@ async def cluster_operation(ctx: Ctx) -> Response:
     op = ctx.store.operations.get(ctx.params["op"].lower())
     if op is None or scope_key(op.resource_id) != scope_key(resource_id):
         raise HttpError(
-            404, "OperationNotFound", f"No operation {ctx.params['op']} for {resource_id}."
+            404,
+            "OperationNotFound",
+            f"No operation {shorten(ctx.params['op'], 60)} for {shorten(resource_id)}.",
         )
     now = time.monotonic()
     body: dict[str, Any] = {
@@ -280,7 +288,9 @@ async def list_domains(ctx: Ctx) -> Response:
 
 
 def _not_found(resource_id: str) -> HttpError:
-    return HttpError(404, "ResourceNotFound", f"The resource '{resource_id}' was not found.")
+    return HttpError(
+        404, "ResourceNotFound", f"The resource '{shorten(resource_id)}' was not found."
+    )
 
 
 def _list_resources(ctx: Ctx, items: list[Any], provider: str, collection: str) -> Response:
@@ -296,8 +306,4 @@ def _list_resources(ctx: Ctx, items: list[Any], provider: str, collection: str) 
         if segment in (item.id or "").lower()
     ]
     chunk, link = page(ctx, found, ctx.store.config.page_size)
-    if collection == "clusters":
-        values = [_cluster_view(ctx, c) for c in chunk]
-    else:
-        values = [d.to_wire() for d in chunk]
-    return json_response(200, list_body(values, link))
+    return json_response(200, list_body([item.to_wire() for item in chunk], link))

@@ -11,6 +11,10 @@ FaultKind = Literal["429", "500", "503", "slow"]
 
 ALL_FAULTS: tuple[FaultKind, ...] = ("429", "500", "503")
 
+DEFAULT_PAGE_SIZE = 200
+"""Items per list page unless ``--page-size`` says otherwise: small enough that a realistic listing
+pages (so clients' paging is exercised), as the real service's listings do."""
+
 
 @dataclass(frozen=True)
 class FaultConfig:
@@ -83,12 +87,13 @@ class SandboxConfig:
     ``api_tokens`` maps a developer-tooling token value to the id of a token of the snapshot's
     ``devTooling.tokens``. Token values are hashed when the server starts and never kept in clear.
     ``reader_token`` (a bearer token) reads everything at ``/`` without appearing in the estate.
+    ``page_size``: items per page of every paged listing (:data:`DEFAULT_PAGE_SIZE`).
     """
 
     bearer_tokens: dict[str, str] = field(default_factory=dict)
     api_tokens: dict[str, str] = field(default_factory=dict)
     reader_token: str | None = None
-    page_size: int = 1000
+    page_size: int = DEFAULT_PAGE_SIZE
     async_delay: float = 1.0
     faults: FaultConfig = field(default_factory=FaultConfig)
     persist_path: str | None = None

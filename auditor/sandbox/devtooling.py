@@ -12,7 +12,7 @@ from typing import Any
 from starlette.responses import Response
 
 from auditor.model.devtooling import ApiToken, DevToolingApp
-from auditor.sandbox._http import Ctx, HttpError, json_response
+from auditor.sandbox._http import Ctx, HttpError, json_response, shorten
 from auditor.sandbox.resources import BodyError, decode_object
 
 _ROLE_RANK = {"viewer": 1, "developer": 2, "admin": 3}
@@ -72,7 +72,7 @@ def _app_or_404(ctx: Ctx, token: ApiToken) -> tuple[DevToolingApp, str]:
     app = ctx.store.app(owner, name)
     role = app_role(ctx, token, app) if app is not None else None
     if app is None or role is None:
-        raise HttpError(404, "NotFound", f"No app {owner}/{name} for this token.")
+        raise HttpError(404, "NotFound", f"No app {shorten(owner + '/' + name)} for this token.")
     return app, role
 
 
@@ -120,7 +120,7 @@ async def remove_app_user(ctx: Ctx) -> Response:
     _need(role, "admin", "remove a user from an app")
     email = ctx.params["email"]
     if not ctx.store.remove_app_user(app, email):
-        raise HttpError(404, "NotFound", f"{email} is not a user of {_app_name(app)}.")
+        raise HttpError(404, "NotFound", f"{shorten(email)} is not a user of {_app_name(app)}.")
     await ctx.store.persist()
     return Response(status_code=204)
 

@@ -169,6 +169,45 @@ def _role_assignment_paths() -> dict[str, Any]:
     return out
 
 
+def _deny_assignment_paths() -> dict[str, Any]:
+    """4.1 at each scope the real API lists deny assignments at: subscription (the seed's path),
+    resource group, resource; paged at every one."""
+    version = _api_version(SEED_API_VERSIONS["denyAssignments.list"])
+    common = [version, _query("$filter", _FILTER_DENY), _query("$skipToken", "next page")]
+    ok = _json(_ref("DenyAssignmentListResult"), "DenyAssignmentListResult")
+    sub = "/subscriptions/{subscriptionId}"
+    rg = sub + "/resourceGroups/{resourceGroupName}"
+    resource = rg + "/providers/{resourceProviderNamespace}/{resourceType}/{resourceName}"
+    forms = [
+        ("Subscription", sub, "a subscription", ["subscriptionId"]),
+        ("ResourceGroup", rg, "a resource group", ["subscriptionId", "resourceGroupName"]),
+        (
+            "Resource",
+            resource,
+            "a resource",
+            [
+                "subscriptionId",
+                "resourceGroupName",
+                "resourceProviderNamespace",
+                "resourceType",
+                "resourceName",
+            ],
+        ),
+    ]
+    out: dict[str, Any] = {}
+    for stem, path, what, names in forms:
+        out[path + "/providers/Cloud.Authorization/denyAssignments"] = _get(
+            "DenyAssignments_List" if stem == "Subscription" else f"DenyAssignments_ListFor{stem}",
+            f"4.1 List deny assignments. Scope: {what}, paged.",
+            "A. Access control",
+            [*(_path_param(n) for n in names), *common],
+            ok,
+            _ERRORS,
+            _BEARER,
+        )
+    return out
+
+
 def _resource_paths(
     provider: str,
     collection: str,
@@ -446,22 +485,8 @@ def _components() -> dict[str, Any]:
 
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of every sandbox endpoint."""
-    deny_version = _api_version(SEED_API_VERSIONS["denyAssignments.list"])
     paths: dict[str, Any] = {
-        "/subscriptions/{subscriptionId}/providers/Cloud.Authorization/denyAssignments": _get(
-            "DenyAssignments_List",
-            "4.1 List deny assignments of a subscription",
-            "A. Access control",
-            [
-                _path_param("subscriptionId"),
-                deny_version,
-                _query("$filter", _FILTER_DENY),
-                _query("$skipToken", "next page"),
-            ],
-            _json(_ref("DenyAssignmentListResult"), "DenyAssignmentListResult"),
-            _ERRORS,
-            _BEARER,
-        ),
+        **_deny_assignment_paths(),
         **_role_assignment_paths(),
         **_resource_paths(
             "Cloud.AnalyticsCluster",

@@ -8,6 +8,7 @@ domain response carries the seed's defaults filled in, as the real service repor
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import re
 import uuid
@@ -55,17 +56,51 @@ class BodyError(Exception):
         return f"The request content is invalid at {where}: {self.message}"
 
 
+MAX_BODY_DEPTH = 64
+"""Deepest nesting of objects and arrays a request body may have (the seed's bodies need 7)."""
+
+
 def decode_object(raw: bytes) -> dict[str, Any]:
-    """The JSON object of a request body, or a BodyError naming what is wrong."""
+    """The JSON object of a request body, or a BodyError naming what is wrong (including nesting
+    deeper than :data:`MAX_BODY_DEPTH`, refused before anything recurses over it)."""
     if not raw.strip():
         raise BodyError("the body is empty; expected a JSON object")
     try:
         value = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise BodyError(f"the body is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise BodyError(f"the body is nested more than {MAX_BODY_DEPTH} levels deep") from None
     if not isinstance(value, dict):
         raise BodyError("expected a JSON object")
+    too_deep = _too_deep(value, MAX_BODY_DEPTH)
+    if too_deep is not None:
+        shown = too_deep if len(too_deep) <= 160 else "..." + too_deep[-157:]
+        raise BodyError(f"nested more than {MAX_BODY_DEPTH} levels deep", shown)
     return value
+
+
+def _too_deep(value: Any, limit: int) -> str | None:
+    """The JSON path of the first object or array nested deeper than ``limit`` (the body itself is
+    level 1), or None; iterative, so any depth is safe."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        item, depth, path = stack.pop()
+        if depth > limit:
+            return path
+        children = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in children:
+            if isinstance(child, (dict, list)):
+                where = f"{path}[{key}]" if isinstance(key, int) else _member(path, key)
+                stack.append((child, depth + 1, where))
+    return None
+
+
+def _member(path: str, key: str) -> str:
+    shown = key if len(key) <= 40 else key[:37] + "..."
+    if re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$-]*", shown):
+        return f"{path}.{shown}" if path else shown
+    return f"{path}[{json.dumps(shown)}]"  # ASCII only: control and bidi characters escaped
 
 
 _M = TypeVar("_M", bound=BaseModel)

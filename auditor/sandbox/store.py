@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from auditor.access.directory import Directory
+from auditor.errors import InputError
 from auditor.estate._files import write_atomic
 from auditor.estate.snapshot import Snapshot, dumps_snapshot
 from auditor.model.access import ALL_PRINCIPALS_ID
@@ -30,6 +31,10 @@ from auditor.sandbox.resources import Operation
 
 _QUERY_CACHE_LIMIT = 512
 _OPERATIONS_KEPT = 10_000
+
+
+class PersistError(Exception):
+    """The snapshot file could not be written (``--persist``)."""
 
 
 def utc_now() -> str:
@@ -66,6 +71,9 @@ class Store:
         self.api_tokens = ApiTokenRegistry()
         self._persist_lock = asyncio.Lock()
         self.generation = 0
+        """Counts the changes made through the API."""
+        self._persisted = 0
+        """The generation the snapshot file holds (``--persist``)."""
         for token in self.dev.tokens:
             digest = stored_digest(token)
             if digest and token.id:
@@ -264,16 +272,6 @@ class Store:
             del self.operations[next(iter(self.operations))]
         return op
 
-    def running_operation(self, resource_id: str) -> Operation | None:
-        """The latest operation of a resource that has not finished yet."""
-        key = scope_key(resource_id)
-        now = time.monotonic()
-        found: Operation | None = None
-        for op in self.operations.values():
-            if scope_key(op.resource_id) == key and op.remaining(now) > 0:
-                found = op
-        return found
-
     # --- developer tooling (seed 4.7, 2.E, 5.2) -------------------------------------------------
 
     @property
@@ -334,13 +332,28 @@ class Store:
     # --- persistence ----------------------------------------------------------------------------
 
     async def persist(self) -> None:
-        """Write the snapshot back atomically (``--persist``); a no-op otherwise."""
+        """Write the snapshot back atomically (``--persist``); a no-op otherwise.
+
+        Writes are serialised and coalesced: a caller whose change a write already holds (one that
+        started after the change) returns without writing again, so a burst of N changes costs a
+        few writes, not N. A write that fails raises :class:`PersistError` (the change is kept in
+        memory)."""
         path = self.config.persist_path
         if path is None:
             return
+        wanted = self.generation
         async with self._persist_lock:
+            if self._persisted >= wanted:
+                return
+            generation = self.generation
             data = dumps_snapshot(self.snapshot, indent=2)
-            await asyncio.to_thread(write_atomic, path, data, overwrite=True, what="snapshot file")
+            try:
+                await asyncio.to_thread(
+                    write_atomic, path, data, overwrite=True, what="snapshot file"
+                )
+            except (OSError, InputError) as exc:
+                raise PersistError(str(exc)) from None
+            self._persisted = generation
 
 
 def _deny_concerns(record: Any, principal: str, gdpr: bool) -> bool:
