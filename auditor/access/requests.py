@@ -1,19 +1,32 @@
 """Reading access requests (contracts §4): one JSON object, or JSON Lines (one request a line), with
 strict validation. Errors are :class:`~auditor.errors.InputError` naming the source, the line and the
-field."""
+field (and the column of a byte that is not UTF-8); a line is at most :data:`MAX_LINE_BYTES` long and
+nests at most :data:`~auditor.estate.MAX_DEPTH` levels, so no input makes reading it stall."""
 
 from __future__ import annotations
 
+import os
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
 
 from auditor.access.decision import AccessRequest
-from auditor.errors import InputError
-from auditor.estate._errors import describe_value
+from auditor.errors import InputError, describe_value
+from auditor.estate import MAX_DEPTH, check_utf8, open_input
 
-__all__ = ["parse_request", "parse_requests", "read_request_lines"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "parse_request",
+    "parse_requests",
+    "read_request_lines",
+    "request_lines",
+]
+
+MAX_LINE_BYTES = 1 << 20
+"""Bytes of one JSON Lines request, at most (a request is a few hundred)."""
 
 _FIELDS = ("principalId", "action", "dataAction", "scope", "subOperation", "attributes")
 _DECODER = msgspec.json.Decoder()
@@ -55,7 +68,9 @@ def _attribute_value(value: Any) -> bool:
 def parse_request(obj: Any, *, source: str = "<request>", line: int | None = None) -> AccessRequest:
     """Validate one decoded JSON request."""
     if not isinstance(obj, dict):
-        raise _fail(f"expected a JSON object, found {describe_value(obj)}", source, line, None)
+        raise _fail(
+            f"expected a JSON object, found {describe_value(obj, quote=False)}", source, line, None
+        )
     for key in obj:
         if key not in _FIELDS:
             raise _fail(
@@ -87,7 +102,7 @@ def parse_request(obj: Any, *, source: str = "<request>", line: int | None = Non
     if attributes is not None:
         if not isinstance(attributes, dict):
             raise _fail(
-                f"expected an object or null, found {describe_value(attributes)}",
+                f"expected an object or null, found {describe_value(attributes, quote=False)}",
                 source,
                 line,
                 "attributes",
@@ -118,7 +133,7 @@ def _typed(data: bytes | str) -> AccessRequest | None:
     accepts what the plain form does not (``"dataAction": null``) or names what is wrong."""
     try:
         request = _TYPED.decode(data)
-    except msgspec.DecodeError:  # ValidationError included
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):  # ValidationError included
         return None
     if not (
         request.principalId.strip() and request.action.strip() and request.scope.startswith("/")
@@ -131,11 +146,115 @@ def _typed(data: bytes | str) -> AccessRequest | None:
 
 
 def _decode(data: bytes | str, source: str, line: int | None) -> Any:
+    """One request's JSON; every way it can be unusable is an InputError naming line and column."""
     try:
         return _DECODER.decode(data)
-    except msgspec.DecodeError as exc:
+    except RecursionError:
+        raise _fail(
+            f"nested deeper than {MAX_DEPTH} levels of objects and arrays (the limit)",
+            source,
+            line,
+            None,
+        ) from None
+    except UnicodeDecodeError as exc:
+        raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+        offset = _first_bad_utf8(raw, exc)
+        raise InputError(
+            f"the request is not UTF-8 text: byte 0x{raw[offset]:02x} cannot be decoded",
+            source=source,
+            location=_line_column(raw, line, offset),
+        ) from None
+    except msgspec.DecodeError as exc:  # a ValidationError too: a number out of range
         text = str(exc)
-        raise _fail(f"invalid JSON: {text[:1].lower() + text[1:]}", source, line, None) from None
+        m = _BYTE.search(text)
+        raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+        location = _line_column(raw, line, int(m.group(1))) if m else _where(line, None)
+        text = _BYTE.sub("", text)
+        raise InputError(
+            f"invalid JSON: {text[:1].lower() + text[1:]}", source=source, location=location
+        ) from None
+
+
+_BYTE = re.compile(r" \(byte (\d+)\)")
+
+
+def _first_bad_utf8(raw: bytes, exc: UnicodeDecodeError) -> int:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as whole:
+        return int(whole.start)
+    return max(0, min(int(exc.start), len(raw) - 1))
+
+
+def _line_column(raw: bytes, line: int | None, offset: int) -> str:
+    column = len(raw[:offset].decode("utf-8", errors="replace")) + 1
+    return f"line {line}, column {column}" if line is not None else f"column {column}"
+
+
+def request_lines(path: str, *, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
+    """The lines of the requests file ``path`` (``-``: standard input), streamed; a regular file or
+    a pipe (a device, a directory, a socket is refused). A line longer than ``limit`` bytes is an
+    InputError: reading ``/dev/zero`` or a stream without line breaks never grows without bound."""
+    if path == "-":
+        yield from _bounded_lines(sys.stdin.buffer, "<stdin>", limit)
+        return
+    fd = open_input(path, what="requests file", pipes=True)
+    with os.fdopen(fd, "rb") as handle:
+        yield from _bounded_lines(handle, path, limit)
+
+
+def _bounded_lines(handle: Any, source: str, limit: int) -> Iterator[bytes]:
+    """Lines (without their line break) read in blocks of what is there (``read1``: a person typing
+    at a terminal is answered line by line); a line longer than ``limit`` is an InputError."""
+    read = handle.read1
+    number = 0
+    rest = b""
+    while True:
+        try:
+            block = read(_BLOCK)
+        except OSError as exc:
+            raise InputError(f"cannot read the requests: {exc.strerror}", source=source) from None
+        if not block:
+            break
+        lines = (rest + block).split(b"\n") if rest else block.split(b"\n")
+        rest = lines.pop()
+        if lines and max(map(len, lines)) > limit:
+            too_long = next(i for i, line in enumerate(lines) if len(line) > limit)
+            raise _too_long(source, number + too_long + 1, limit)
+        number += len(lines)
+        yield from lines
+        if len(rest) > limit:
+            raise _too_long(source, number + 1, limit)
+    if rest:
+        yield rest
+
+
+_BLOCK = 1 << 16
+
+
+def _too_long(source: str, number: int, limit: int) -> InputError:
+    return InputError(
+        f"the line is longer than {limit:,} bytes (one request is expected per line)",
+        source=source,
+        location=f"line {number}",
+    )
+
+
+MAX_OBJECT_BYTES = 16 << 20
+"""Bytes of one request spread over several lines, at most."""
+
+
+def _at_most(
+    head: list[bytes | str], rest: Iterator[bytes | str], limit: int
+) -> list[bytes | str] | None:
+    """``head`` and the rest of the lines, or None once they hold more than ``limit`` bytes."""
+    size = sum(map(len, head))
+    for line in rest:
+        size += len(line)
+        if size > limit:
+            return None
+        head.append(line)
+    return head
 
 
 def read_request_lines(
@@ -153,12 +272,14 @@ def read_request_lines(
             first = False
             try:
                 obj = _DECODER.decode(raw)
-            except msgspec.DecodeError:
-                rest = [raw, *iterator]
-                whole = b"".join(r if isinstance(r, bytes) else r.encode() for r in rest)
+            except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+                rest = _at_most([raw], iterator, MAX_OBJECT_BYTES)
+                whole = b"".join(r if isinstance(r, bytes) else r.encode() for r in rest or [])
                 try:
+                    if rest is None:  # longer than any one request: not one object
+                        raise msgspec.DecodeError
                     obj = _DECODER.decode(whole)
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
                     _decode(raw, source, number)  # report the first line
                     raise  # pragma: no cover - _decode raised already
                 yield parse_request(obj, source=source, line=number)
@@ -170,7 +291,14 @@ def read_request_lines(
 
 def parse_requests(data: bytes | str, *, source: str = "<requests>") -> list[AccessRequest]:
     """One JSON object (possibly spread over several lines) or JSON Lines."""
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            check_utf8(data, source)
+            raise  # pragma: no cover - check_utf8 raised already
+    else:
+        text = data
     stripped = text.strip()
     if not stripped:
         raise InputError("expected a JSON object or JSON Lines, found nothing", source=source)
@@ -178,7 +306,7 @@ def parse_requests(data: bytes | str, *, source: str = "<requests>") -> list[Acc
     if len(lines) > 1:
         try:
             whole = _DECODER.decode(stripped)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             return list(read_request_lines(text.splitlines(), source=source))
         return [parse_request(whole, source=source)]
     number = next(i for i, ln in enumerate(text.splitlines(), start=1) if ln.strip())

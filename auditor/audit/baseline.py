@@ -24,7 +24,7 @@ from typing import Any
 from auditor import __version__
 from auditor.audit.findings import Finding
 from auditor.errors import InputError
-from auditor.estate._files import write_atomic
+from auditor.estate import decode_json, read_input_bytes, write_atomic
 
 BASELINE_VERSION = 1
 
@@ -47,7 +47,7 @@ def baseline_document(findings: Iterable[Finding], created_at: str) -> dict[str,
                 "severity": f.severity,
             }
             for f in findings
-            if f.status == "fail"
+            if f.status in ("fail", "unknown")
         }.values(),
         key=lambda e: (e["ruleId"], e["resourceId"].lower(), e["fingerprint"]),
     )
@@ -67,20 +67,11 @@ def write_baseline(
 
 
 def load_baseline(path: str | os.PathLike[str]) -> list[BaselineEntry]:
+    """Read a baseline file (a regular file of JSON, within the limits of every JSON input)."""
     name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as fh:
-            document = json.load(fh)
-    except FileNotFoundError:
-        raise InputError("no such baseline file", source=name) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the baseline file: {exc}", source=name) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"the baseline file is not valid JSON: {exc.msg}",
-            source=name,
-            location=f"line {exc.lineno}, column {exc.colno}",
-        ) from None
+    document = decode_json(
+        read_input_bytes(name, what="baseline file"), source=name, what="baseline file"
+    )
     if not isinstance(document, dict) or document.get("baselineVersion") != BASELINE_VERSION:
         raise InputError(
             f"expected a baseline file (baselineVersion {BASELINE_VERSION})",
@@ -119,10 +110,12 @@ def apply_baseline(
 ) -> BaselineOutcome:
     entries = {e.fingerprint: e for e in baseline}
     out = [
-        replace(f, status="baselined") if f.status == "fail" and f.fingerprint in entries else f
+        replace(f, status="baselined")
+        if f.status in ("fail", "unknown") and f.fingerprint in entries
+        else f
         for f in findings
     ]
-    failing = {f.fingerprint for f in findings if f.status in ("fail", "waived")}
+    failing = {f.fingerprint for f in findings if f.status in ("fail", "unknown", "waived")}
     judged = {(f.ruleId, f.resourceId.rstrip("/").lower()) for f in findings}
     ran = set(rules_run)
     fixed: list[str] = []

@@ -17,14 +17,34 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from auditor._resources import data_dir
+from auditor.audit._yaml import MAX_BYTES as MAX_YAML_BYTES
+from auditor.audit._yaml import load_yaml
 from auditor.audit.findings import RuleInfo, RunsOn, Severity
 from auditor.errors import InputError
+from auditor.estate import read_input_text
 
 PACK_VERSION = 1
+
+REQUIREMENTS: dict[str, str] = {
+    "hierarchy": "the management-group hierarchy",
+    "principals": "the directory (principals)",
+    "roleDefinitions": "the role definitions",
+    "roleAssignments": "the role assignments",
+    "denyAssignments": "the deny assignments",
+    "clusters": "the clusters",
+    "domains": "the domains",
+    "healthEvents": "the health events",
+    "devTooling": "the developer-tooling service",
+    "assignedRoles": "the definition of every role an assignment names",
+}
+"""What a rule may declare under ``requires`` (estate rules): a snapshot section the source must
+list (an empty list counts: "none"; a section left out is "not collected"), or ``assignedRoles``,
+the definition of every role the role assignments name (built in, or in ``roleDefinitions``). A rule
+whose section is missing is not run and reports ``unknown``; a rule missing some role definitions
+runs and also reports ``unknown`` for what it could not see (:mod:`auditor.audit.coverage`)."""
 
 RULE_ID = re.compile(r"^[A-Z]+-[0-9]{3}$")
 SETTING_NAME = re.compile(r"^[a-z][A-Za-z0-9]*$")
@@ -65,10 +85,21 @@ class RuleSpec(_Strict):
     severityWhen: list[SeverityWhen] = Field(default_factory=list)
     enabledBy: str | None = None
     settings: dict[str, SettingSpec] = Field(default_factory=dict)
+    requires: list[str] = Field(default_factory=list)
     message: str
     passMessage: str
     remediation: str
     references: list[str] = Field(min_length=1)
+
+    @field_validator("requires")
+    @classmethod
+    def _requires(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in REQUIREMENTS:
+                raise ValueError(
+                    f"unknown input {name!r}; expected one of {', '.join(REQUIREMENTS)}"
+                )
+        return value
 
     @field_validator("id")
     @classmethod
@@ -132,6 +163,13 @@ class Rule:
     severity_predicates: tuple[tuple[Predicate, Severity], ...] = field(
         default=(), compare=False, repr=False
     )
+    requires: tuple[str, ...] = ()
+    """Inputs the rule needs (:data:`REQUIREMENTS`)."""
+    reads: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Member paths the predicate and the evidence read (a predicate rule reading an unknown value
+    of a plan is ``unknown``)."""
+    applies_reads: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """Member paths ``appliesTo`` reads."""
 
     @property
     def id(self) -> str:
@@ -159,6 +197,8 @@ class Rule:
             out["appliesTo"] = self.applies_to_text
         if self.enabled_by is not None:
             out["enabledBy"] = self.enabled_by
+        if self.requires:
+            out["requires"] = list(self.requires)
         if settings is not None:
             out["settings"] = {
                 name: settings[name].to_json() for name in self.settings if name in settings
@@ -209,6 +249,38 @@ def _compiler() -> Callable[[str], Predicate]:
     return compile_filter
 
 
+def member_paths(text: str) -> tuple[str, ...]:
+    """The member paths a filter reads (``/``-separated), a lambda's inner paths joined to its
+    collection's (``properties/inboundIpRules/any(r: r/ipMask eq 'x')`` reads
+    ``properties/inboundIpRules`` and ``properties/inboundIpRules/ipMask``)."""
+    from auditor.expr.filter import parse_filter
+    from auditor.expr.filter.ast import Lambda, Member, children
+
+    found: dict[str, None] = {}
+    stack: list[tuple[Any, dict[str, tuple[str, ...]]]] = [(parse_filter(text), {})]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, Member):
+            path = node.path
+            if path and path[0] in scope:
+                path = scope[path[0]] + path[1:]
+            found["/".join(path)] = None
+            continue
+        if isinstance(node, Lambda):
+            base = node.collection.path
+            if base and base[0] in scope:
+                base = scope[base[0]] + base[1:]
+            found["/".join(base)] = None
+            if node.predicate is not None:
+                inner = dict(scope)
+                if node.variable:
+                    inner[node.variable] = base
+                stack.append((node.predicate, inner))
+            continue
+        stack.extend((child, scope) for child in children(node))
+    return tuple(p for p in found if p)
+
+
 def _compile(text: str, where: str, what: str) -> Predicate:
     try:
         return _compiler()(text)
@@ -216,12 +288,10 @@ def _compile(text: str, where: str, what: str) -> Predicate:
         raise InputError(f"{what} does not parse: {exc}", source=where) from None
 
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def read_yaml(text: str) -> Any:
-    """YAML through libyaml when available (ten times faster than the pure-Python loader)."""
-    return yaml.load(text, Loader=_Loader)
+def read_yaml(text: str, *, source: str = "<rule pack>") -> Any:
+    """YAML through the tool's one loader (:mod:`auditor.audit._yaml`: libyaml when available,
+    aliases bounded, no implicit dates); an InputError names the line and column."""
+    return load_yaml(text, source=source, what="rule pack")
 
 
 def load_pack_file(path: Path, known_checks: Iterable[str] | None = None) -> list[Rule]:
@@ -233,16 +303,9 @@ def _load_pack(
     path: Path, known_checks: Iterable[str] | None = None
 ) -> tuple[list[Rule], PackSpec]:
     where = str(path)
-    try:
-        document = read_yaml(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the rule pack: {exc}", source=where) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None
-        raise InputError(
-            f"the rule pack is not valid YAML: {exc}", source=where, location=loc
-        ) from None
+    document = read_yaml(
+        read_input_text(where, what="rule pack", limit=MAX_YAML_BYTES), source=where
+    )
     try:
         spec = PackSpec.model_validate(document)
     except ValidationError as exc:
@@ -314,6 +377,13 @@ def _load_pack(
                 predicate=predicate,
                 applies_to=applies,
                 severity_predicates=sev_preds,
+                requires=tuple(dict.fromkeys(r.requires)),
+                reads=tuple(
+                    dict.fromkeys(
+                        [*(member_paths(r.predicate) if r.predicate else ()), *r.evidence]
+                    )
+                ),
+                applies_reads=member_paths(r.appliesTo) if r.appliesTo else (),
             )
         )
     return rules, spec

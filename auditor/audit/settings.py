@@ -9,8 +9,8 @@ naming the file and the key.
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from auditor.audit.findings import SEVERITIES, Severity
-from auditor.errors import InputError
+from auditor.errors import InputError, describe_value, shown_name
+from auditor.expr.glob import Dialect, glob_match
 
 CONFIG_FILE = "auditor.toml"
 PYPROJECT = "pyproject.toml"
@@ -38,19 +39,19 @@ def coerce_setting(kind: str, value: Any) -> Any:
     """``value`` as a setting of type ``kind``; ValueError with a reason when it is not one."""
     if kind == "integer":
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected an integer, found {value!r}")
+            raise ValueError(f"expected an integer, found {describe_value(value)}")
         return value
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"expected a number, found {value!r}")
+            raise ValueError(f"expected a number, found {describe_value(value)}")
         return float(value)
     if kind == "boolean":
         if not isinstance(value, bool):
-            raise ValueError(f"expected true or false, found {value!r}")
+            raise ValueError(f"expected true or false, found {describe_value(value)}")
         return value
     if kind == "string":
         if not isinstance(value, str):
-            raise ValueError(f"expected a string, found {value!r}")
+            raise ValueError(f"expected a string, found {describe_value(value)}")
         return value
     if kind == "date":
         if isinstance(value, dt.datetime):
@@ -61,11 +62,13 @@ def coerce_setting(kind: str, value: Any) -> Any:
             try:
                 return dt.date.fromisoformat(value)
             except ValueError:
-                raise ValueError(f"expected a date (YYYY-MM-DD), found {value!r}") from None
-        raise ValueError(f"expected a date (YYYY-MM-DD), found {value!r}")
+                raise ValueError(
+                    f"expected a date (YYYY-MM-DD), found {describe_value(value)}"
+                ) from None
+        raise ValueError(f"expected a date (YYYY-MM-DD), found {describe_value(value)}")
     if kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"expected a list of strings, found {value!r}")
+            raise ValueError(f"expected a list of strings, found {describe_value(value)}")
         return tuple(value)
     raise ValueError(f"unknown setting type {kind!r}")
 
@@ -78,7 +81,7 @@ def parse_date(text: str, *, source: str = "--as-of") -> dt.date:
             return dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00")).date()
         except ValueError:
             raise InputError(
-                f"expected a date (YYYY-MM-DD), found {text!r}", source=source
+                f"expected a date (YYYY-MM-DD), found {describe_value(text)}", source=source
             ) from None
 
 
@@ -112,8 +115,8 @@ def find_config(start: Path | None = None) -> Path | None:
         if py.is_file():
             try:
                 data = tomllib.loads(py.read_text("utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+            except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+                continue  # not ours to judge: a pyproject.toml without [tool.auditor] is skipped
             if isinstance(data.get("tool"), dict) and "auditor" in data["tool"]:
                 return py
     return None
@@ -128,14 +131,7 @@ def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -
     if file is None:
         return AuditConfig()
     where = str(file)
-    try:
-        data = tomllib.loads(file.read_text("utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such configuration file", source=where) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the configuration file: {exc}", source=where) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"the configuration file is not valid TOML: {exc}", source=where) from None
+    data = _read_toml(where)
     prefix = ""
     if file.name == PYPROJECT:
         tool = data.get("tool")
@@ -143,6 +139,44 @@ def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -
         data = section if isinstance(section, dict) else {}
         prefix = "tool.auditor."
     return parse_config(data, known, source=where, prefix=prefix)
+
+
+CONFIG_MAX_BYTES = 4 << 20
+"""Bytes of a configuration file, at most."""
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _read_toml(where: str) -> dict[str, Any]:
+    """The TOML of the configuration file ``where``: a regular UTF-8 file; every problem an
+    InputError with line and column; nesting and numbers within the limits of every input."""
+    from auditor.estate import check_value, read_input_text
+
+    text = read_input_text(where, what="configuration file", limit=CONFIG_MAX_BYTES)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_AT.search(message)
+        location = f"line {m.group(1)}, column {m.group(2)}" if m else None
+        problem = _TOML_AT.sub("", message)
+        raise InputError(
+            f"the configuration file is not valid TOML: {problem[:1].lower() + problem[1:]}",
+            source=where,
+            location=location,
+        ) from None
+    except ValueError:  # an integer of more than 4,300 digits
+        raise InputError(
+            "the configuration file holds a number out of range", source=where
+        ) from None
+    except RecursionError:
+        from auditor.estate import MAX_DEPTH
+
+        raise InputError(
+            f"the configuration file nests deeper than {MAX_DEPTH} levels (the limit)",
+            source=where,
+        ) from None
+    check_value(data, source=where)
+    return data
 
 
 def parse_config(
@@ -154,7 +188,7 @@ def parse_config(
         if key == "fail-on":
             if value not in SEVERITIES:
                 raise InputError(
-                    f"expected one of {', '.join(SEVERITIES)}, found {value!r}",
+                    f"expected one of {', '.join(SEVERITIES)}, found {describe_value(value)}",
                     source=source,
                     location=where,
                 )
@@ -165,19 +199,23 @@ def parse_config(
             elif isinstance(value, str):
                 cfg.as_of = parse_date(value, source=f"{source}: {where}")
             else:
-                raise InputError(f"expected a date, found {value!r}", source=source, location=where)
+                raise InputError(
+                    f"expected a date, found {describe_value(value)}", source=source, location=where
+                )
         elif key in ("check", "skip-check"):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
                 raise InputError(
-                    f"expected a string or a list of strings, found {value!r}",
+                    f"expected a string or a list of strings, found {describe_value(value)}",
                     source=source,
                     location=where,
                 )
             (cfg.checks if key == "check" else cfg.skip_checks).extend(items)
         elif key == "waivers":
             if not isinstance(value, str):
-                raise InputError(f"expected a path, found {value!r}", source=source, location=where)
+                raise InputError(
+                    f"expected a path, found {describe_value(value)}", source=source, location=where
+                )
             cfg.waivers = str(Path(source).parent / value) if not os.path.isabs(value) else value
         elif key == "rules":
             if not isinstance(value, dict):
@@ -192,7 +230,8 @@ def parse_config(
                     if spec is None or rule_id.upper() not in spec.rules:
                         mine = sorted(n for n, s in known.items() if rule_id.upper() in s.rules)
                         raise InputError(
-                            f"{rule_id} has no setting {name!r}; its settings: "
+                            f"{shown_name(rule_id)} has no setting {shown_name(name)!r}; "
+                            "its settings: "
                             f"{', '.join(mine) if mine else 'none'}",
                             source=source,
                             location=f"{where}.{rule_id}.{name}",
@@ -205,14 +244,14 @@ def parse_config(
                 spec = known.get(name)
                 if spec is None:
                     raise InputError(
-                        f"unknown setting {name!r}; known: {', '.join(sorted(known))}",
+                        f"unknown setting {shown_name(name)!r}; known: {', '.join(sorted(known))}",
                         source=source,
                         location=f"{where}.{name}",
                     )
                 _set(cfg, spec, name, setting_value, source, f"{where}.{name}")
         else:
             raise InputError(
-                f"unknown key {key!r}; known: {', '.join(TOP_LEVEL_KEYS)}",
+                f"unknown key {shown_name(key)!r}; known: {', '.join(TOP_LEVEL_KEYS)}",
                 source=source,
                 location=where,
             )
@@ -236,7 +275,7 @@ def pattern_matches(pattern: str, rule_id: str, severity: str) -> bool:
     p = pattern.strip().lower()
     if p in SEVERITIES:
         return severity == p
-    return fnmatch.fnmatchcase(rule_id.lower(), p)
+    return glob_match(p, rule_id.lower(), Dialect.SHELL)
 
 
 def select_rules(

@@ -5,21 +5,23 @@ A waiver applies to failing findings only. An expired waiver (the audit's clock 
 ``expires`` date; a waiver is valid through that day) turns its findings back into failures, is named
 in the output, and fails the gate. A waiver that is not expired and matched no failing finding is
 stale. A bad waivers file is an input error (exit 2) naming the entry.
+
+The file is read by the tool's one YAML loader (:mod:`auditor.audit._yaml`): aliases within a budget,
+no implicit dates (``expires`` is validated here, so ``2027-02-30`` is a message, not a crash).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import yaml
-
+from auditor.audit._yaml import read_yaml_file
 from auditor.audit.findings import Finding, WaiverInfo
-from auditor.errors import InputError
+from auditor.errors import InputError, describe_value, shown_name
+from auditor.expr.glob import Dialect, glob_match
 
 WAIVERS_VERSION = 1
 _REQUIRED = ("id", "rule", "resource", "justification", "expires")
@@ -56,25 +58,53 @@ class Waiver:
 
 def _glob(pattern: str, value: str) -> bool:
     p, v = pattern.strip().lower(), value.strip().lower()
-    return p == v or fnmatch.fnmatchcase(v, p)
+    return p == v or glob_match(p, v, Dialect.SHELL)
 
 
 def _entry_name(index: int, entry: Any) -> str:
     if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-        return f"waivers[{index}] ({entry['id']})"
+        return f"waivers[{index}] ({shown_name(entry['id'])})"
     return f"waivers[{index}]"
+
+
+def _expiry(value: Any, source: str, where: str) -> dt.date:
+    """``expires`` as a date: ``YYYY-MM-DD`` (or an ISO timestamp, its date), a real calendar day."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return dt.date.fromisoformat(text)
+        except ValueError:
+            pass
+        try:
+            return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+        except ValueError:
+            pass
+    raise InputError(
+        "expires must be a date (YYYY-MM-DD, a day of the calendar), "
+        f"found {describe_value(value)}",
+        source=source,
+        location=where,
+    )
 
 
 def parse_waivers(document: Any, source: str) -> list[Waiver]:
     """Validate a waivers document (already parsed YAML)."""
     if not isinstance(document, dict):
         raise InputError("expected a mapping with version and waivers", source=source)
-    unknown = set(document) - {"version", "waivers"}
+    unknown = [key for key in document if key not in ("version", "waivers")]
     if unknown:
-        raise InputError(f"unknown key {sorted(unknown)[0]!r}", source=source)
-    if document.get("version") != WAIVERS_VERSION:
         raise InputError(
-            f"expected version {WAIVERS_VERSION}, found {document.get('version')!r}",
+            f"unknown key {shown_name(str(unknown[0]))!r}; expected version and waivers",
+            source=source,
+        )
+    version = document.get("version")
+    if isinstance(version, bool) or version != WAIVERS_VERSION:
+        raise InputError(
+            f"expected version {WAIVERS_VERSION}, found {describe_value(version)}",
             source=source,
             location="version",
         )
@@ -89,10 +119,10 @@ def parse_waivers(document: Any, source: str) -> list[Waiver]:
         where = _entry_name(index, entry)
         if not isinstance(entry, dict):
             raise InputError("expected a mapping", source=source, location=where)
-        extra = set(entry) - set(_REQUIRED)
+        extra = [key for key in entry if key not in _REQUIRED]
         if extra:
             raise InputError(
-                f"unknown field {sorted(extra)[0]!r}; expected {', '.join(_REQUIRED)}",
+                f"unknown field {shown_name(str(extra[0]))!r}; expected {', '.join(_REQUIRED)}",
                 source=source,
                 location=where,
             )
@@ -103,30 +133,17 @@ def parse_waivers(document: Any, source: str) -> list[Waiver]:
         for key in ("id", "rule", "resource", "justification"):
             if not isinstance(entry[key], str):
                 raise InputError(
-                    f"{key} must be a string, found {entry[key]!r}", source=source, location=where
-                )
-        expires = entry["expires"]
-        if isinstance(expires, dt.datetime):
-            expires = expires.date()
-        elif isinstance(expires, str):
-            try:
-                expires = dt.date.fromisoformat(expires.strip())
-            except ValueError:
-                raise InputError(
-                    f"expires must be a date (YYYY-MM-DD), found {entry['expires']!r}",
+                    f"{key} must be a string, found {describe_value(entry[key])}",
                     source=source,
                     location=where,
-                ) from None
-        elif not isinstance(expires, dt.date):
-            raise InputError(
-                f"expires must be a date (YYYY-MM-DD), found {expires!r}",
-                source=source,
-                location=where,
-            )
+                )
+        expires = _expiry(entry["expires"], source, where)
         key = entry["id"].strip().lower()
         if key in seen:
             raise InputError(
-                f"waiver id {entry['id']!r} is used twice", source=source, location=where
+                f"waiver id {shown_name(entry['id'])!r} is used twice",
+                source=source,
+                location=where,
             )
         seen.add(key)
         out.append(
@@ -142,21 +159,9 @@ def parse_waivers(document: Any, source: str) -> list[Waiver]:
 
 
 def load_waivers(path: str | os.PathLike[str]) -> list[Waiver]:
+    """Read and validate a waivers file (a regular file of YAML; see :mod:`auditor.audit._yaml`)."""
     name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise InputError("no such waivers file", source=name) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the waivers file: {exc}", source=name) from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        loc = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None
-        raise InputError("the waivers file is not valid YAML", source=name, location=loc) from None
-    return parse_waivers(document, name)
+    return parse_waivers(read_yaml_file(name, what="waivers file"), name)
 
 
 @dataclass
@@ -170,8 +175,8 @@ class WaiverOutcome:
 def apply_waivers(
     findings: Sequence[Finding], waivers: Iterable[Waiver], as_of: dt.date
 ) -> WaiverOutcome:
-    """Mark failing findings that a waiver matches: ``waived`` (valid waiver) or still ``fail`` with
-    the expired waiver attached. The first matching waiver (file order) wins."""
+    """Mark failing and unknown findings that a waiver matches: ``waived`` (valid waiver) or
+    unchanged with the expired waiver attached. The first matching waiver (file order) wins."""
     waivers = list(waivers)
     if not waivers:
         return WaiverOutcome(list(findings), [], [], [])
@@ -180,7 +185,7 @@ def apply_waivers(
     used = [False] * len(waivers)
     out: list[Finding] = []
     for f in findings:
-        if f.status != "fail":
+        if f.status != "fail" and f.status != "unknown":
             out.append(f)
             continue
         for i, w in enumerate(waivers):

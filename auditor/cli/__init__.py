@@ -15,7 +15,7 @@ import typer
 
 from auditor import __version__
 from auditor.cli import _access, _audit, _collect, _demo, _estate, _expr, _sandbox
-from auditor.errors import AuditorError
+from auditor.errors import EXIT_INCOMPLETE, EXIT_INPUT, EXIT_INTERNAL, AuditorError
 
 app = typer.Typer(
     name="auditor",
@@ -46,7 +46,11 @@ for _module in (_estate, _expr, _access, _audit, _collect, _sandbox, _demo):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; user-facing errors become a message and an exit code, never a traceback."""
+    """Run the CLI; user-facing errors become a message and an exit code, never a traceback.
+
+    Exit codes (contracts section 5): 0, 1 (the gate failed), 2 (usage or input), 3 (incomplete),
+    70 (an internal error: a defect, reported with a hint and no traceback), 130 (interrupted).
+    """
     usage_errors, exits, aborts = _click_exception_types()
     try:
         app(args=argv, prog_name="auditor", standalone_mode=False)
@@ -70,12 +74,70 @@ def main(argv: list[str] | None = None) -> int:
     except aborts:
         _print_error("aborted")
         return 1
-    except Exception as exc:  # anything unexpected: a message, not a traceback
+    except BrokenPipeError:  # the reader of the output went away (`auditor ... | head`)
+        _quiet_stdout()
+        return 141  # as if killed by SIGPIPE, like other command-line tools
+    except Exception as exc:  # the last guard: a message, never a traceback
         if os.environ.get("AUDITOR_DEBUG"):
             raise
-        _print_error(f"internal error ({type(exc).__name__}); set AUDITOR_DEBUG=1 for details")
-        return 70
+        return _unforeseen(exc, argv)
     return 0
+
+
+_REPORT = "please report this, with the command; AUDITOR_DEBUG=1 shows the traceback"
+
+
+def _unforeseen(exc: Exception, argv: list[str] | None) -> int:
+    """An exception no layer turned into an AuditorError: a short message naming the command and
+    the exception's type (never its text, which may quote an input), and an exit code. The kinds an
+    input can still cause keep the contract's codes: an input nested too deeply or not UTF-8 is 2,
+    running out of memory leaves the evaluation incomplete (3), a file that cannot be read or
+    written is 2; anything else is a defect (70)."""
+    where = _command(argv)
+    kind = type(exc).__name__
+    if isinstance(exc, RecursionError):
+        _print_error(f"an input nests too deeply to be processed ({where}); {_REPORT}")
+        return EXIT_INPUT
+    if isinstance(exc, MemoryError):
+        _print_error(f"out of memory: the evaluation is incomplete ({where})")
+        return EXIT_INCOMPLETE
+    if isinstance(exc, UnicodeError):
+        _print_error(f"an input is not UTF-8 text ({kind} in {where}); {_REPORT}")
+        return EXIT_INPUT
+    if isinstance(exc, OSError):
+        name = f" {exc.filename}" if isinstance(exc.filename, str) else ""
+        reason = exc.strerror or kind
+        _print_error(f"cannot read or write{name}: {reason} ({where})")
+        return EXIT_INPUT
+    _print_error(f"internal error in {where} ({kind}); {_REPORT}")
+    return EXIT_INTERNAL
+
+
+def _command(argv: list[str] | None) -> str:
+    """``auditor access check``: the command (and group) ``argv`` names, without its arguments."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    names: list[str] = []
+    try:
+        command: Any = typer.main.get_command(app)
+        for arg in args:
+            commands = getattr(command, "commands", None)
+            if not isinstance(commands, dict) or arg not in commands:
+                break
+            names.append(arg)
+            command = commands[arg]
+    except Exception:  # only a name for a message
+        pass
+    return "`" + " ".join(["auditor", *names]) + "`"
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so flushing it at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _click_exception_types() -> tuple[
@@ -103,7 +165,11 @@ def _click_exception_types() -> tuple[
 
 
 def _print_error(message: str) -> None:
-    sys.stderr.write(f"auditor: error: {message}\n")
+    """``message`` on standard error, inert (no escape sequence, control or bidi character acts:
+    each shows as ``\\x1b`` or ``<U+202E>``) and bounded (:data:`auditor.inert.MESSAGE_LIMIT`)."""
+    from auditor.inert import inert_message
+
+    sys.stderr.write(f"auditor: error: {inert_message(message)}\n")
 
 
 def run() -> None:

@@ -45,7 +45,7 @@ def run_demo(out: Path) -> dict[str, Path]:
     from auditor.api.devtooling import DevToolingClient
     from auditor.audit import AuditOptions, audit_snapshot, gate_plan
     from auditor.errors import InputError
-    from auditor.estate._files import write_atomic
+    from auditor.estate import write_atomic
     from auditor.estate.plan import loads_plan
     from auditor.estate.sample import (
         SUBSCRIPTIONS,

@@ -1,5 +1,10 @@
 """Turning validation errors of msgspec and pydantic into one message shape:
-``FILE: JSON.path: expected X, found Y`` (values of secret-looking fields never shown)."""
+``FILE: JSON.path: expected X, found Y``.
+
+No value that may be a secret is ever quoted: a value at a secret path (a secret-looking key such as
+``password``, ``key``, ``token``, ``certificateData`` anywhere on its path) is described by its type and
+length only, whatever its type, and so is a string that looks like a secret wherever it sits
+(:func:`auditor.errors.describe_value`); keys that look like secrets are not spelled out in paths."""
 
 from __future__ import annotations
 
@@ -9,12 +14,15 @@ from typing import Any
 import msgspec
 from pydantic import ValidationError
 
-from auditor.errors import InputError
+from auditor.errors import InputError, clip, is_secret_name, shown_name
+from auditor.errors import describe_value as _describe
 from auditor.model.secrets import is_secret_key
 
 _MSGSPEC = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _EXPECTED_GOT = re.compile(r"^Expected `(?P<exp>[^`]*)`, got `(?P<got>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<field>[^`]*)`")
+_UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(?P<field>[^`]*)`")
+_INVALID_ENUM = re.compile(r"^Invalid enum value ")
 
 _TYPE_WORDS = {
     "bool": "true or false",
@@ -49,29 +57,21 @@ def join_path(prefix: str, loc: tuple[int | str, ...] | list[int | str]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            name = shown_name(str(part))
+            out += f".{name}" if out else name
     return out
 
 
-def describe_value(value: Any, *, secret: bool = False) -> str:
-    """A short description of a JSON value for an error message."""
-    if value is None:
-        return "null"
-    if secret and not isinstance(value, list | dict):
-        kind = "a string" if isinstance(value, str) else "a scalar"
-        return f"{kind} (value hidden: the field holds a secret)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f'a string ("{shown}")'
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+def describe_value(value: Any, *, secret: bool = False, quote: bool = True) -> str:
+    """A short description of a JSON value for an error message (never a secret: see
+    :func:`auditor.errors.describe_value`)."""
+    return _describe(value, secret=secret, quote=quote)
+
+
+def _quotes(expected: str) -> bool:
+    """Whether a string found where ``expected`` was may be quoted: not where an object or an
+    array belongs (what sits there instead is as likely a secret moved out of place)."""
+    return "an object" not in expected and "an array" not in expected
 
 
 def _value_at(document: Any, loc: list[int | str]) -> tuple[bool, Any]:
@@ -97,7 +97,22 @@ def _split_msgspec_path(path: str) -> list[int | str]:
 
 
 def _is_secret_path(loc: list[int | str] | tuple[int | str, ...]) -> bool:
-    return any(isinstance(p, str) and is_secret_key(p) for p in loc)
+    return any(isinstance(p, str) and (is_secret_key(p) or is_secret_name(p)) for p in loc)
+
+
+_QUOTED = re.compile(r"'([^']*)'|`([^`]*)`")
+
+
+def _scrubbed(message: str, secret: bool) -> str:
+    """A library's message with every quoted value that may be a secret replaced by its length."""
+
+    def hide(m: re.Match[str]) -> str:
+        text = m.group(1) if m.group(1) is not None else m.group(2)
+        if secret or text != shown_name(text):
+            return f"<{len(text):,} characters>"
+        return m.group(0)
+
+    return clip(_QUOTED.sub(hide, message), 300)
 
 
 def from_msgspec(
@@ -119,24 +134,43 @@ def from_msgspec(
             source=source,
             location=join_path(prefix, loc),
         )
+    secret = _is_secret_path(loc)
+    unknown = _UNKNOWN_FIELD.match(msg)
+    if unknown:
+        return InputError(
+            f"unknown field {shown_name(unknown.group('field'))!r}",
+            source=source,
+            location=join_path(prefix, loc),
+        )
     eg = _EXPECTED_GOT.match(msg)
     if not eg:
+        if _INVALID_ENUM.match(msg):
+            msg = "expected one of the allowed values, found " + (
+                _found_at(raw, loc, secret, True) or "another value"
+            )
+        else:
+            msg = _scrubbed(msg, secret)
         return InputError(msg[:1].lower() + msg[1:], source=source, location=join_path(prefix, loc))
     expected = _or_words(
         [_TYPE_WORDS.get(t.strip(), t.strip()) for t in eg.group("exp").split("|")]
     )
     found = _TYPE_WORDS.get(eg.group("got"), eg.group("got"))
-    if raw is not None:
-        try:
-            document = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            document = None
-        ok, value = _value_at(document, loc)
-        if ok:
-            found = describe_value(value, secret=_is_secret_path(loc))
+    found = _found_at(raw, loc, secret, _quotes(expected)) or found
     return InputError(
         f"expected {expected}, found {found}", source=source, location=join_path(prefix, loc)
     )
+
+
+def _found_at(raw: bytes | None, loc: list[int | str], secret: bool, quote: bool) -> str | None:
+    """The description of the value at ``loc`` of ``raw`` (decoded only on this error path)."""
+    if raw is None:
+        return None
+    try:
+        document = msgspec.json.decode(raw)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return None
+    ok, value = _value_at(document, loc)
+    return describe_value(value, secret=secret, quote=quote) if ok else None
 
 
 def _or_words(words: list[str]) -> str:
@@ -159,10 +193,14 @@ def from_pydantic(exc: ValidationError, *, source: str, prefix: str) -> InputErr
             source=source,
             location=location,
         )
+    secret = _is_secret_path(loc)
     if expected is None:
-        text = str(err.get("msg", "invalid value"))
+        text = _scrubbed(str(err.get("msg", "invalid value")), secret)
+        value = err.get("input")
+        if isinstance(value, str) and len(value) >= 4 and value in text:
+            text = text.replace(value, f"<{len(value):,} characters>")  # a validator quoting it
         return InputError(text[:1].lower() + text[1:], source=source, location=location)
-    found = describe_value(err.get("input"), secret=_is_secret_path(loc))
+    found = describe_value(err.get("input"), secret=secret, quote=_quotes(expected))
     return InputError(f"expected {expected}, found {found}", source=source, location=location)
 
 

@@ -1,5 +1,11 @@
 """Reading input files with a clear message for every way they can be unusable, and writing output
-files atomically (a reader never sees half a file; nothing the user gave is overwritten)."""
+files atomically (a reader never sees half a file; nothing the user gave is overwritten).
+
+Inputs are regular files: a directory, a device (``/dev/zero`` would be read forever), a named pipe
+(its writer may never come), a socket is refused with exit code 2 before anything is read. Outputs
+replace a regular file atomically; a device, a pipe or a process's open file (``/dev/stdout``,
+``/dev/null``) is written to in place, and a directory is refused.
+"""
 
 from __future__ import annotations
 
@@ -16,16 +22,33 @@ from auditor.errors import InputError
 _CHUNK = 1 << 24
 UTF8_BOM = codecs.BOM_UTF8
 
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
-def read_input_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
-    """The bytes of ``path``, refusing missing, unreadable, empty and non-UTF-8 files with a message.
 
-    A UTF-8 byte-order mark is dropped.
-    """
-    name = os.fspath(path)
-    p = Path(name)
+def file_kind(mode: int) -> str:
+    """``"a directory"``, ``"a named pipe"``, ... for a ``st_mode`` that is not a regular file."""
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
+    """A read-only descriptor of the regular file ``name`` (with ``pipes``, a pipe too), or an
+    InputError: missing, unreadable, a directory, a device, a socket. Opening anything else never
+    blocks (a named pipe without a writer would wait forever) and nothing is read."""
+    flags = os.O_RDONLY | os.O_CLOEXEC
+    with contextlib.suppress(OSError):
+        if not (pipes and stat.S_ISFIFO(os.stat(name).st_mode)):
+            flags |= os.O_NONBLOCK  # a pipe to stream waits for its writer, like `cat`
     try:
-        data = p.read_bytes()
+        fd = os.open(name, flags)
     except FileNotFoundError:
         raise InputError(f"no such {what}", source=name) from None
     except IsADirectoryError:
@@ -33,13 +56,68 @@ def read_input_bytes(path: str | os.PathLike[str], *, what: str = "file") -> byt
     except PermissionError:
         raise InputError(f"cannot read the {what}: permission denied", source=name) from None
     except OSError as exc:
+        with contextlib.suppress(OSError):  # a socket cannot be opened: say what it is
+            mode = os.stat(name).st_mode
+            if not stat.S_ISREG(mode):
+                raise InputError(
+                    f"expected a {what} (a regular file), found {file_kind(mode)}", source=name
+                ) from None
         raise InputError(f"cannot read the {what}: {exc.strerror}", source=name) from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode) or (pipes and stat.S_ISFIFO(mode)):
+        os.set_blocking(fd, True)
+        return fd
+    os.close(fd)
+    raise InputError(f"expected a {what} (a regular file), found {file_kind(mode)}", source=name)
+
+
+def read_input_bytes(
+    path: str | os.PathLike[str], *, what: str = "file", limit: int | None = None
+) -> bytes:
+    """The bytes of ``path``, refusing missing, unreadable, empty and non-UTF-8 files, and anything
+    but a regular file, with a message. ``limit``: the most bytes the file may hold.
+
+    A UTF-8 byte-order mark is dropped.
+    """
+    name = os.fspath(path)
+    fd = open_input(name, what=what)
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if limit is not None and size > limit:
+                raise InputError(
+                    f"the {what} is too large: {size:,} bytes (at most {limit:,})", source=name
+                )
+            data = fh.read() if limit is None else fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror}", source=name) from None
+    if limit is not None and len(data) > limit:
+        raise InputError(f"the {what} is too large (more than {limit:,} bytes)", source=name)
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM) :]
     if not data.strip():
         raise InputError(f"the {what} is empty; expected a JSON object", source=name)
     check_utf8(data, name)
     return data
+
+
+def read_input_text(path: str | os.PathLike[str], *, what: str = "file", limit: int) -> str:
+    """The text of the regular file ``path`` (UTF-8, at most ``limit`` bytes, a byte-order mark
+    dropped); an empty file is the empty string. Errors name the file, and the line and column of
+    a byte that is not UTF-8."""
+    name = os.fspath(path)
+    fd = open_input(name, what=what)
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror}", source=name) from None
+    if len(data) > limit:
+        raise InputError(f"the {what} is too large (more than {limit:,} bytes)", source=name)
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM) :]
+    check_utf8(data, name)
+    return data.decode("utf-8")
 
 
 MAP_BYTES = 64 << 20
@@ -58,13 +136,13 @@ def read_input(path: str | os.PathLike[str], *, what: str = "file") -> InputData
     """
     name = os.fspath(path)
     try:
-        info = os.stat(name)
+        info = os.stat(name)  # never blocks, not even on a named pipe
     except OSError:
         return read_input_bytes(name, what=what)  # the same careful messages
     if not stat.S_ISREG(info.st_mode) or info.st_size <= MAP_BYTES:
         return read_input_bytes(name, what=what)
     try:
-        with open(name, "rb") as fh:
+        with os.fdopen(open_input(name, what=what), "rb") as fh:
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return read_input_bytes(name, what=what)
@@ -171,17 +249,53 @@ def line_column(data: InputData, offset: int) -> tuple[int, int]:
     return line, column
 
 
+_STREAM_PATHS = ("/proc/", "/dev/fd/", "/dev/stdout", "/dev/stderr")
+"""A path that is (or links to) one of these names a process's open file: written to in place,
+never replaced (``/dev/stdout`` redirected to a file keeps its file)."""
+
+
+def _names_a_stream(name: str) -> bool:
+    path = os.path.abspath(name)
+    for _ in range(40):  # the kernel's own bound on a chain of symbolic links
+        if path.startswith(_STREAM_PATHS):
+            return True
+        try:
+            link = os.readlink(path)
+        except OSError:
+            return False
+        path = os.path.normpath(os.path.join(os.path.dirname(path), link))
+    return False
+
+
 def write_atomic(
     path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False, what: str = "file"
 ) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+    """Write ``data`` to ``path``.
 
-    Without ``overwrite`` an existing file is refused (exit code 2), so no input is ever lost.
+    A regular file (or a new one) is written through a temporary file in the same folder and a
+    rename, so a reader never sees half of it; without ``overwrite`` an existing file is refused
+    (exit code 2), so no input is ever lost. Anything else that exists (``/dev/null``, a named
+    pipe, a symbolic link to one) and a process's open file (``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/...``) is written to in place and never replaced; a directory is refused.
     """
     name = os.fspath(path)
     target = Path(name)
-    if target.exists() and not overwrite:
-        raise InputError(f"the {what} exists already; choose another name or allow overwriting")
+    try:
+        info: os.stat_result | None = os.stat(name)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise InputError(f"cannot write the {what}: {exc.strerror}", source=name) from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise InputError(f"cannot write the {what}: it is a directory", source=name)
+    special = info is not None and not stat.S_ISREG(info.st_mode)
+    if special or (info is not None and _names_a_stream(name)):
+        _write_in_place(name, data, what)
+        return
+    if info is not None and not overwrite:
+        raise InputError(
+            f"the {what} exists already; choose another name or allow overwriting", source=name
+        )
     folder = target.parent if str(target.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -202,3 +316,21 @@ def write_atomic(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _write_in_place(name: str, data: bytes, what: str) -> None:
+    """Write to a device, a pipe or a stream that exists: opened for appending, never created nor
+    truncated (``/dev/stdout`` redirected to a file keeps what was printed before)."""
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOCTTY)
+    except FileNotFoundError:
+        raise InputError(f"cannot write the {what}: no such file", source=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot write the {what}: {exc.strerror}", source=name) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BrokenPipeError:
+        raise InputError(f"cannot write the {what}: its reader went away", source=name) from None
+    except OSError as exc:
+        raise InputError(f"cannot write the {what}: {exc.strerror}", source=name) from None

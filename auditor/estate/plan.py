@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -17,10 +18,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 from pydantic import ValidationError
 
-from auditor.errors import InputError
+from auditor.errors import InputError, clip, shown_name
 from auditor.estate import _errors
 from auditor.estate._files import read_input_bytes, write_atomic
-from auditor.estate.snapshot import _decode_top
+from auditor.estate._json import decode_json
 from auditor.model.cluster import ClusterCreateRequest
 from auditor.model.defaults import SEED_API_VERSIONS
 from auditor.model.domain import DomainCreateRequest
@@ -56,9 +57,38 @@ _ACCEPTED = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class RequestSource:
+    """Where a request's resource is defined (contracts section 6 ``source``): the file as given,
+    the 1-based line of its definition when known, and its address (``requests[3]`` in a plan
+    file; an ARM symbolic name or name expression, a Terraform address)."""
+
+    file: str
+    line: int | None = None
+    address: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownInfo:
+    """A value of a request body that is not known before deployment (contracts section 6
+    ``unknown``): ``text`` says what it is and why, in words that never hold a secret value
+    (``parameters('tlsVersion') has no value``); ``secret_reference`` is true when the value is a
+    reference to a secret (a ``securestring`` parameter without a value, ``listKeys(...)``, a Key
+    Vault reference, a Terraform variable without a default), which is not a literal secret."""
+
+    text: str
+    secret_reference: bool = False
+
+
 @dataclass(frozen=True)
 class PlanRequest:
-    """One request of a plan, recognised and validated."""
+    """One request of a plan, recognised and validated.
+
+    ``unknowns`` names the values of the body that are not known before deployment, by their
+    member path in the body (``/``-separated names as rule predicates write them, an array element
+    by its index: ``properties/minimumTlsVersionAllowed``, ``properties/computeProfile/roles/0/
+    osProfile/linuxOperatingSystemProfile/password``); at such a path the body holds null (or
+    omits the member). A rule that reads an unknown path reports ``unknown``, never a guess."""
 
     index: int
     method: str
@@ -74,6 +104,10 @@ class PlanRequest:
     """The validated body: ClusterCreateRequest or DomainCreateRequest."""
     raw_body: dict[str, Any] = field(repr=False, compare=False)
     """The body exactly as given (secrets included: never print it)."""
+    source: RequestSource | None = field(default=None, compare=False)
+    """Where the request's resource is defined (None: the plan file, at :attr:`json_path`)."""
+    unknowns: Mapping[str, UnknownInfo] = field(default_factory=dict, compare=False)
+    """Body paths whose values are not known before deployment (see the class docstring)."""
 
     @property
     def api_version_ok(self) -> bool:
@@ -99,32 +133,41 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
 
 
 def loads_plan(data: bytes, *, source: str = "<plan>") -> Plan:
-    top = _decode_top(data, source)
+    """Validate plan JSON bytes (see :func:`load_plan`); nesting, numbers and encoding are checked
+    as for every JSON input (:func:`~auditor.estate.decode_json`)."""
+    top = decode_json(data, source=source, what="plan file")
+    if not isinstance(top, dict):
+        raise InputError(
+            f"expected a JSON object at the top level, found "
+            f"{_errors.describe_value(top, quote=False)}",
+            source=source,
+        )
     plan = Plan(source=source)
-    for key, raw in top.items():
+    for key, value in top.items():
         if key == "planVersion":
-            try:
-                version = msgspec.json.decode(raw, type=int)
-            except msgspec.ValidationError as exc:
-                raise _errors.from_msgspec(exc, source=source, prefix=key, raw=bytes(raw)) from None
-            if version != PLAN_VERSION:
+            if isinstance(value, bool) or not isinstance(value, int):
                 raise InputError(
-                    f"expected {PLAN_VERSION}, found {_errors.describe_value(version)}",
+                    f"expected an integer, found {_errors.describe_value(value)}",
                     source=source,
                     location=key,
                 )
-            plan.planVersion = version
+            if value != PLAN_VERSION:
+                raise InputError(
+                    f"expected {PLAN_VERSION}, found {_errors.describe_value(value)}",
+                    source=source,
+                    location=key,
+                )
+            plan.planVersion = value
         elif key == "requests":
-            items = msgspec.json.decode(raw)
-            if not isinstance(items, list):
+            if not isinstance(value, list):
                 raise InputError(
-                    f"expected an array, found {_errors.describe_value(items)}",
+                    f"expected an array, found {_errors.describe_value(value, quote=False)}",
                     source=source,
                     location=key,
                 )
-            plan.requests = [_request(i, item, source) for i, item in enumerate(items)]
+            plan.requests = [_request(i, item, source) for i, item in enumerate(value)]
         else:
-            plan.extra[key] = bytes(raw)
+            plan.extra[key] = msgspec.json.encode(value)
     if "planVersion" not in top:
         raise InputError(
             "expected planVersion 1, found nothing", source=source, location="planVersion"
@@ -136,7 +179,7 @@ def _request(index: int, item: Any, source: str) -> PlanRequest:
     where = f"requests[{index}]"
     if not isinstance(item, dict):
         raise InputError(
-            f"expected an object, found {_errors.describe_value(item)}",
+            f"expected an object, found {_errors.describe_value(item, quote=False)}",
             source=source,
             location=where,
         )
@@ -149,19 +192,27 @@ def _request(index: int, item: Any, source: str) -> PlanRequest:
             )
         if not isinstance(item[key], typ):
             words = "a string" if typ is str else "an object"
+            found = _errors.describe_value(item[key], quote=typ is str)
             raise InputError(
-                f"expected {words}, found {_errors.describe_value(item[key])}",
+                f"expected {words}, found {found}",
                 source=source,
                 location=f"{where}.{key}",
             )
     method: str = item["method"]
     url: str = item["url"]
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "Invalid IPv6 URL": an unclosed "[" in the host, and the like
+        raise InputError(
+            "expected a URL, found text that is not one (an IPv6 host without its ']'?)",
+            source=source,
+            location=f"{where}.url",
+        ) from None
     path = unquote(parts.path)
     match = _match_endpoint(method, path)
     if match is None:
         raise InputError(
-            f"expected a request of the seed: {_ACCEPTED}; found {method} {path}",
+            f"expected a request of the seed: {_ACCEPTED}; found {_shown_request(method, path)}",
             source=source,
             location=f"{where}.url",
         )
@@ -184,7 +235,14 @@ def _request(index: int, item: Any, source: str) -> PlanRequest:
         expected_api_version=SEED_API_VERSIONS[operation],
         body=body,
         raw_body=item["body"],
+        source=RequestSource(source, None, where),
     )
+
+
+def _shown_request(method: str, path: str) -> str:
+    """``METHOD /path`` for a message: cut short, and no part that looks like a secret."""
+    shown = "/".join(shown_name(segment, 80) for segment in path.split("/"))
+    return f"{shown_name(method, 20)} {clip(shown, 300)}"
 
 
 def _match_endpoint(

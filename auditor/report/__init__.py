@@ -95,7 +95,7 @@ def render(
         raise InputError(f"unknown output format {fmt!r}; expected one of {known}") from None
     data = renderer(result, options or RenderOptions())
     if path is not None:
-        from auditor.estate._files import write_atomic
+        from auditor.estate import write_atomic
 
         write_atomic(path, data, overwrite=True, what=f"{fmt} report")
     return data

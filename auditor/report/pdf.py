@@ -228,7 +228,7 @@ def render_gdpr_pdf(
     html = str(environment().get_template("gdpr.html.j2").render(context))
     data, _ = html_to_pdf(html, timeout=timeout, what="the GDPR export")
     if path is not None:
-        from auditor.estate._files import write_atomic
+        from auditor.estate import write_atomic
 
         write_atomic(path, data, overwrite=True, what="PDF export")
     return data

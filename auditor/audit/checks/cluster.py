@@ -1,6 +1,9 @@
 """Cluster checks that data cannot say well: node roles in a virtual network (CLU-004), gateway
 authentication (CLU-007), password login (CLU-009), version (CLU-011), default storage (CLU-013).
 
+A plan's values that are not known before deployment make these ``unknown``: through the paths
+each check reads (:data:`auditor.audit.unknowns.CHECK_READS`), or, for CLU-009, in the check.
+
 Roles are named by their ``name`` (``headnode``, ...) in details and evidence, so a fingerprint does
 not change when roles are reordered.
 """
@@ -19,6 +22,7 @@ from auditor.audit.checks._registry import (
     resource_check,
 )
 from auditor.audit.resources import Resource
+from auditor.audit.unknowns import unknown_at, unknown_outcome
 
 
 def cluster_roles(resource: Resource) -> list[tuple[str, int, Any]]:
@@ -88,38 +92,72 @@ def gateway_auth(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
     )
 
 
+ROLES_PATH = "properties/computeProfile/roles"
+LINUX_PROFILE = "osProfile/linuxOperatingSystemProfile"
+
+
 @resource_check("node-password-login")
 def node_password_login(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
-    """CLU-009: no role sets a password, and every role has SSH public keys."""
+    """CLU-009: no role sets a password, and every role has SSH public keys.
+
+    **Decision** (a template's values not known before deployment, :mod:`auditor.audit.unknowns`):
+    a password whose value is unknown is set all the same (a reference enables password login as
+    much as a literal); SSH public keys that are unknown cannot be counted, so a role with no
+    password and unknown keys is ``unknown``, as is a cluster whose roles are unknown."""
+    whole = unknown_at(resource, ROLES_PATH)
+    if whole is not None:
+        yield unknown_outcome({ROLES_PATH: whole.text})
+        return
     failed = False
+    unresolved: dict[str, str] = {}
     for label, index, role in cluster_roles(resource):
         linux = role.osProfile.linuxOperatingSystemProfile if role.osProfile else None
         password = linux.password if linux is not None else None
         ssh = linux.sshProfile if linux is not None else None
         keys = len(ssh.publicKeys) if ssh is not None else 0
+        base = f"{ROLES_PATH}/{index}/{LINUX_PROFILE}"
+        profile_unknown = unknown_at(resource, base)
+        if profile_unknown is not None:  # the role or its whole profile
+            unresolved[base] = profile_unknown.text
+            continue
+        password_unknown = unknown_at(resource, f"{base}/password") is not None
+        keys_unknown = unknown_at(resource, f"{base}/sshProfile/publicKeys")
         reasons = []
-        if password is not None:
+        if password is not None or password_unknown:
             reasons.append("a password is set")
-        if keys == 0:
+        if keys == 0 and keys_unknown is not None:
+            if not reasons:
+                unresolved[f"{base}/sshProfile/publicKeys"] = keys_unknown.text
+                continue
+        elif keys == 0:
             reasons.append("no SSH public key is given")
         if reasons:
             failed = True
             yield Outcome(
                 False,
-                {"role": label, "passwordSet": password is not None, "sshPublicKeys": keys},
+                {
+                    "role": label,
+                    "passwordSet": password is not None or password_unknown,
+                    "sshPublicKeys": keys,
+                },
                 detail=f"role={label}",
                 location=f"{resource.location}.properties.computeProfile.roles[{index}]",
                 fields={"reason": " and ".join(reasons)},
             )
-    if not failed:
+    if unresolved:
+        yield unknown_outcome(unresolved, detail="unresolved")
+    elif not failed:
         yield Outcome(True, {"roles": [label for label, _, _ in cluster_roles(resource)]})
 
 
-_VERSION = re.compile(r"^\s*(\d+(?:\.\d+)*)\s*$")
+_VERSION = re.compile(r"^\s*(\d{1,18}(?:\.\d{1,18})*)\s*$")
 
 
 def parse_version(text: Any) -> tuple[int, ...] | None:
-    """``"5.1"`` -> ``(5, 1)``; ``"5.1.3000.0.2308052231"`` -> ``(5, 1, 3000, 0, 2308052231)``."""
+    """``"5.1"`` -> ``(5, 1)``; ``"5.1.3000.0.2308052231"`` -> ``(5, 1, 3000, 0, 2308052231)``.
+
+    A part of more than 18 digits is no version (None): no real one has such a part, and ``int``
+    of a 10,000-digit string raises."""
     if not isinstance(text, str):
         return None
     m = _VERSION.match(text)
