@@ -1,0 +1,423 @@
+"""Terraform source files: parsed by python-hcl2's Lark grammar (imported on first use, so the command
+line starts fast) into the raw parse tree, and gathered into a module (a folder's ``*.tf`` files).
+
+Only the parse tree is used; expressions stay trees until :mod:`._expr` evaluates them. A syntax
+error is an :class:`~auditor.errors.InputError` naming the file, line and column and what was
+expected, never the text found there (it might be a secret).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+
+from auditor.errors import InputError
+from auditor.estate import read_input_text
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "Attribute",
+    "Block",
+    "Body",
+    "Module",
+    "Node",
+    "SourceFile",
+    "comments",
+    "label_text",
+    "parse_text",
+    "passed_over",
+    "read_module",
+    "subtrees",
+]
+
+Node = Tree[Token]
+"""A node of python-hcl2's parse tree."""
+
+MAX_FILE_BYTES = 8 << 20
+"""The largest Terraform source or variables file read (bytes)."""
+
+_NL = "new_line_or_comment"
+
+# Terminal names in a syntax error, in words (never the text found: it might be a secret).
+_TERMINALS = {
+    "$END": "the end of the file",
+    "NAME": "a name",
+    "STRING_CHARS": "text",
+    "INT_LITERAL": "a number",
+    "FLOAT_LITERAL": "a number",
+    "DBLQUOTE": '"',
+    "NL_OR_COMMENT": "a new line",
+    "EQ": "=",
+    "COLON": ":",
+    "LBRACE": "{",
+    "RBRACE": "}",
+    "LSQB": "[",
+    "RSQB": "]",
+    "LPAR": "(",
+    "RPAR": ")",
+    "COMMA": ",",
+    "DOT": ".",
+    "QMARK": "?",
+    "INTERP_START": "${",
+    "DIRECTIVE_START": "%{",
+    "HEREDOC_TEMPLATE": "a heredoc",
+    "HEREDOC_TEMPLATE_TRIM": "a heredoc",
+    "TRUE": "true",
+    "FALSE": "false",
+    "NULL": "null",
+}
+
+
+_WORDS = frozenset(v for v in _TERMINALS.values() if " " in v or v == "text")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file read: its name as given and its text (the parse tree's offsets index into it)."""
+
+    name: str
+    text: str
+
+    def source_of(self, node: Node | Token) -> str:
+        """The source text of a parse-tree node (empty when the parser kept no position)."""
+        if isinstance(node, Token):
+            return str(node)
+        meta = node.meta
+        if getattr(meta, "empty", True):
+            return ""
+        return self.text[meta.start_pos : meta.end_pos]
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """``name = expression`` in a body."""
+
+    name: str
+    expr: Node
+    src: SourceFile
+    line: int
+
+
+@dataclass(slots=True)
+class Body:
+    """A block's body: its attributes by name and its nested blocks in order."""
+
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Block:
+    """``type "label" ... { body }``, with where it is."""
+
+    type: str
+    labels: tuple[str, ...]
+    body: Body
+    src: SourceFile
+    line: int
+    end_line: int
+    node: Node
+
+
+@dataclass(slots=True)
+class Module:
+    """A folder's ``*.tf`` files together: what a Terraform module declares."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    variables: dict[str, Block] = field(default_factory=dict)
+    locals: dict[str, Attribute] = field(default_factory=dict)
+    resources: list[Block] = field(default_factory=list)
+    data: list[Block] = field(default_factory=list)
+    providers: dict[str, Block] = field(default_factory=dict)
+    module_calls: list[Block] = field(default_factory=list)
+
+    def resource(self, rtype: str, name: str) -> Block | None:
+        for block in self.resources:
+            if block.labels == (rtype, name):
+                return block
+        return None
+
+
+def _hcl2() -> Any:
+    """python-hcl2, imported on first use (it builds its parser then)."""
+    return importlib.import_module("hcl2")
+
+
+def subtrees(node: Node) -> list[Node]:
+    """The child trees of ``node`` that carry meaning (no punctuation, new lines or comments)."""
+    return [c for c in node.children if isinstance(c, Tree) and c.data != _NL]
+
+
+def label_text(node: Node) -> str:
+    """The text of a block label or attribute name (an identifier, keyword or quoted string)."""
+    if node.data == "string":
+        parts: list[str] = []
+        for part in subtrees(node):
+            for child in part.children:
+                if isinstance(child, Token):
+                    parts.append(str(child))
+                else:
+                    raise _NotLiteral
+        return "".join(parts)
+    tokens = list(node.scan_values(lambda v: isinstance(v, Token)))
+    return str(tokens[0]) if tokens else ""
+
+
+class _NotLiteral(Exception):
+    """A label holds an interpolation."""
+
+
+def _expected(exc: UnexpectedInput) -> str:
+    wanted = sorted({_TERMINALS.get(t, "") for t in (getattr(exc, "expected", None) or ())} - {""})
+    if not wanted:
+        return ""
+    shown = ", ".join(wanted[:8]) + (", ..." if len(wanted) > 8 else "")
+    return f"; expected {shown}"
+
+
+def _syntax_error(exc: LarkError, name: str) -> InputError:
+    if isinstance(exc, UnexpectedInput):
+        line = getattr(exc, "line", None)
+        column = getattr(exc, "column", None)
+        where = f"line {line}, column {column}" if isinstance(line, int) and line > 0 else None
+        if isinstance(exc, UnexpectedCharacters):
+            found = "an unexpected character"
+        elif isinstance(exc, UnexpectedEOF):
+            found = "the end of the file"
+        else:
+            kind = getattr(getattr(exc, "token", None), "type", "")
+            word = _TERMINALS.get(kind)
+            if word is None:
+                found = "an unexpected token"
+            elif word in _WORDS:
+                found = word
+            else:
+                found = f"'{word}'"
+        return InputError(
+            f"not valid Terraform (HCL) syntax: found {found}{_expected(exc)}",
+            source=name,
+            location=where,
+        )
+    return InputError("not valid Terraform (HCL) syntax", source=name)
+
+
+def parse_text(text: str, name: str) -> Node:
+    """The parse tree of HCL ``text`` (the file ``name``, for errors)."""
+    hcl2 = _hcl2()
+    try:
+        tree: Node = hcl2.parses_to_tree(text)
+    except LarkError as exc:
+        raise _syntax_error(exc, name) from None
+    except RecursionError:
+        raise InputError("the file nests too deeply to read", source=name) from None
+    except Exception:  # the parser's own failure on odd input: still an input error, not a crash
+        raise InputError("not valid Terraform (HCL) syntax", source=name) from None
+    return tree
+
+
+def read_source(path: str) -> SourceFile:
+    """A Terraform file, read and checked (UTF-8, size)."""
+    text = read_input_text(path, what="Terraform file", limit=MAX_FILE_BYTES)
+    return SourceFile(path, text)
+
+
+def parse_body(tree: Node, src: SourceFile) -> Body:
+    """The body of a parsed file (``start`` tree) or of a ``body`` tree."""
+    node = tree
+    if node.data == "start":
+        node = subtrees(node)[0]
+    return _body(node, src, 0)
+
+
+def _body(node: Node, src: SourceFile, depth: int) -> Body:
+    if depth > 64:
+        raise InputError(
+            "blocks nest too deeply (more than 64 levels)",
+            source=src.name,
+            location=f"line {node.meta.line}" if not node.meta.empty else None,
+        )
+    body = Body()
+    for child in subtrees(node):
+        if child.data == "attribute":
+            parts = subtrees(child)
+            name = label_text(parts[0])
+            line = child.meta.line
+            if name in body.attributes:
+                raise InputError(
+                    f"the argument {name!r} is set twice in one block",
+                    source=src.name,
+                    location=f"line {line}",
+                )
+            body.attributes[name] = Attribute(name, parts[-1], src, line)
+        elif child.data == "block":
+            body.blocks.append(_block(child, src, depth))
+    return body
+
+
+def _block(node: Node, src: SourceFile, depth: int) -> Block:
+    parts = subtrees(node)
+    try:
+        names = tuple(label_text(p) for p in parts[:-1])
+    except _NotLiteral:
+        raise InputError(
+            "a block label must be a literal string",
+            source=src.name,
+            location=f"line {node.meta.line}",
+        ) from None
+    return Block(
+        type=names[0],
+        labels=names[1:],
+        body=_body(parts[-1], src, depth + 1),
+        src=src,
+        line=node.meta.line,
+        end_line=node.meta.end_line,
+        node=node,
+    )
+
+
+def _is_override(name: str) -> bool:
+    return name in ("override.tf", "override.tf.json") or name.endswith(
+        ("_override.tf", "_override.tf.json")
+    )
+
+
+def module_files(folder: str) -> list[str]:
+    """The ``*.tf`` files of a folder (not its sub-folders), sorted by name as Terraform reads them;
+    override files (``override.tf``, ``*_override.tf``) are not among them (see :func:`passed_over`)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        raise InputError(f"cannot read the folder: {exc.strerror}", source=folder) from None
+    out = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.endswith(".tf") and not _is_override(name) and os.path.isfile(path):
+            out.append(path)
+    return out
+
+
+def passed_over(folder: str) -> list[tuple[str, str]]:
+    """The Terraform files of a folder that are not read, with why."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if not os.path.isfile(path):
+            continue
+        if _is_override(name):
+            out.append((path, "Terraform override files are not merged"))
+        elif name.endswith(".tf.json"):
+            out.append((path, "Terraform's JSON syntax (.tf.json) is not read"))
+    return out
+
+
+def read_module(paths: list[str]) -> Module:
+    """The module the files ``paths`` make together."""
+    module = Module()
+    for path in paths:
+        src = read_source(path)
+        module.files.append(src)
+        body = parse_body(parse_text(src.text, src.name), src)
+        _gather(module, body, src)
+    return module
+
+
+def _gather(module: Module, body: Body, src: SourceFile) -> None:
+    for block in body.blocks:
+        kind, labels = block.type, block.labels
+        if kind == "variable" and len(labels) == 1:
+            if labels[0] in module.variables:
+                raise InputError(
+                    f"the variable {labels[0]!r} is declared twice",
+                    source=src.name,
+                    location=f"line {block.line}",
+                )
+            module.variables[labels[0]] = block
+        elif kind == "locals":
+            for name, attr in block.body.attributes.items():
+                if name in module.locals:
+                    raise InputError(
+                        f"the local value {name!r} is defined twice",
+                        source=src.name,
+                        location=f"line {attr.line}",
+                    )
+                module.locals[name] = attr
+        elif kind == "resource" and len(labels) == 2:
+            if module.resource(*labels) is not None:
+                raise InputError(
+                    f"the resource {labels[0]}.{labels[1]} is declared twice",
+                    source=src.name,
+                    location=f"line {block.line}",
+                )
+            module.resources.append(block)
+        elif kind == "data" and len(labels) == 2:
+            module.data.append(block)
+        elif kind == "provider" and len(labels) == 1:
+            alias = block.body.attributes.get("alias")
+            key = labels[0]
+            if alias is not None:
+                try:
+                    key = f"{labels[0]}.{label_text(subtrees(alias.expr)[0])}"
+                except (IndexError, _NotLiteral):
+                    key = f"{labels[0]}.?"
+            module.providers.setdefault(key, block)
+        elif kind == "module" and len(labels) == 1:
+            module.module_calls.append(block)
+
+
+# --- comments --------------------------------------------------------------------------------------
+
+
+def comments(node: Node) -> Iterator[tuple[int, str]]:
+    """Every comment inside ``node``: (1-based line, text without its ``#``, ``//`` or ``/* */``)."""
+    stack: list[Node | Token] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Tree):
+            stack.extend(reversed(item.children))
+            continue
+        value = str(item)
+        if not any(mark in value for mark in ("#", "//", "/*")):
+            continue
+        line = item.line or 0
+        if item.type != "NL_OR_COMMENT":
+            if "\n" not in value:
+                continue  # only new-line tokens (and operators carrying one) hold comments
+            # An operator after a line break carries the comments before it (python-hcl2's
+            # post-lexer), keeping the operator's position.
+            line -= value.count("\n")
+        yield from _split_comments(value, line)
+
+
+def _split_comments(value: str, line: int) -> Iterator[tuple[int, str]]:
+    i, n = 0, len(value)
+    while i < n:
+        ch = value[i]
+        if ch == "\n":
+            line += 1
+            i += 1
+        elif ch == "#" or value.startswith("//", i):
+            start = i + (1 if ch == "#" else 2)
+            end = value.find("\n", start)
+            end = n if end < 0 else end
+            yield line, value[start:end]
+            i = end
+        elif value.startswith("/*", i):
+            end = value.find("*/", i + 2)
+            end = n if end < 0 else end
+            inner = value[i + 2 : end]
+            for offset, text in enumerate(inner.split("\n")):
+                yield line + offset, text
+            line += inner.count("\n")
+            i = end + 2
+        else:
+            i += 1

@@ -1,0 +1,9 @@
+variable "location" {
+  type    = string
+  default = "West Europe"
+}
+
+variable "environment" {
+  type    = string
+  default = "Production"
+}

@@ -1,0 +1,5 @@
+from_tfvars   = "tfvars"
+from_auto     = "tfvars"
+from_var_file = "tfvars"
+from_cli      = "tfvars"
+undeclared    = "ignored"
