@@ -86,7 +86,11 @@ def test_rbac004_005_disabled_and_orphaned() -> None:
     assert r4 == {"a": "fail", "b": "pass"}
     r5 = {f.resourceId.rsplit("/", 1)[-1]: f.status for f in run_snapshot("RBAC-005", doc)}
     assert r5 == {"a": "pass", "b": "pass", "c": "fail"}
-    assert run_snapshot("RBAC-005", {"roleAssignments": [ra("c", "ghost", READER, SA)]}) == []
+    # no directory in the snapshot: not judged (one unknown finding), never a silent pass
+    nodir = run_snapshot("RBAC-005", {"roleAssignments": [ra("c", "ghost", READER, SA)]})
+    assert [(f.status, f.resourceId, f.evidence["missing"]) for f in nodir] == [
+        ("unknown", "/", ["principals"])
+    ]
 
 
 def custom_role(

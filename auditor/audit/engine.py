@@ -23,7 +23,17 @@ from typing import Any
 
 from auditor.audit.budget import CHECK_EVERY, Budget, BudgetExceeded
 from auditor.audit.checks import CHECKS, CheckContext, Outcome, PassMany
-from auditor.audit.findings import DeferredFingerprint, Finding, RunsOn, Severity, fingerprint
+from auditor.audit.coverage import ESTATE_RESOURCE, EstateCoverage, Gap, plan_inputs
+from auditor.audit.findings import (
+    DeferredFingerprint,
+    Finding,
+    IncompleteRule,
+    RunsOn,
+    Severity,
+    SourcePath,
+    Status,
+    fingerprint,
+)
 from auditor.audit.limits import MAX_CHARS, bound_evidence, bound_text
 from auditor.audit.packs import Rule, render_template, template_fields
 from auditor.audit.resources import (
@@ -35,6 +45,7 @@ from auditor.audit.resources import (
     plan_resources,
     snapshot_resources,
 )
+from auditor.audit.unknowns import CHECK_READS, request_unknowns, unknown_outcome, unresolved
 from auditor.estate.plan import Plan
 from auditor.estate.snapshot import Snapshot
 from auditor.model.secrets import MASK
@@ -85,6 +96,10 @@ class Evaluation:
     """Rules that applied but were not evaluated because the run stopped."""
     partial: Rule | None = None
     """The rule the run stopped in, with only part of its findings."""
+    incomplete_rules: list[IncompleteRule] = field(default_factory=list)
+    """Rules that lacked an input they need (each also gave an ``unknown`` finding)."""
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    """What the run read (contracts section 6 ``coverage.inputs``)."""
 
 
 class _Messages:
@@ -190,6 +205,11 @@ class Engine:
         self._relocate: Callable[[str], str] | None = (
             snapshot.file_location if snapshot is not None and snapshot.positions else None
         )
+        self.coverage = EstateCoverage(snapshot) if snapshot is not None else None
+        self.incomplete_rules: list[IncompleteRule] = []
+        self.inputs: list[dict[str, Any]] = (
+            self.coverage.inputs() if self.coverage is not None else plan_inputs(plan)  # type: ignore[arg-type]
+        )
 
     def _prepare_messages(self, rules: Iterable[Rule]) -> None:
         templates = [t for r in rules for t in (r.message, r.pass_message, r.info.remediation)]
@@ -225,7 +245,10 @@ class Engine:
         self._prepare_messages(rules)
         findings: list[Finding] = []
         ran: list[Rule] = []
-        evaluation = Evaluation(findings, self.context, ran)
+        self.incomplete_rules = []
+        evaluation = Evaluation(
+            findings, self.context, ran, incomplete_rules=self.incomplete_rules, inputs=self.inputs
+        )
         if _frozen:
             gc.unfreeze()
             _frozen = False
@@ -298,22 +321,64 @@ class Engine:
         resources = list(self.context.resources.get(kind, ()))
         if rule.applies_to is not None:
             applies: Callable[[Any], bool] = rule.applies_to
-            resources = [r for r in resources if applies(r.doc)]
+            reads = rule.applies_reads
+            # a resource whose appliesTo reads an unknown value may apply: it is judged unknown
+            resources = [
+                r
+                for r in resources
+                if applies(r.doc)
+                or (r.request is not None and unresolved(reads, r.request.unknowns))
+            ]
         return resources
+
+    def _gap(self, rule: Rule) -> tuple[Finding | None, bool]:
+        """The ``unknown`` finding of a rule that lacks an input (coverage), if it does, and
+        whether the rule must be left unrun."""
+        gap: Gap | None = self.coverage.gap(rule) if self.coverage is not None else None
+        if gap is None:
+            return None, False
+        self.incomplete_rules.append(gap.incomplete())
+        outcome = Outcome(
+            False,
+            dict(gap.evidence, reason=gap.reason),
+            detail="coverage:" + ",".join(gap.missing),
+            resource_id=ESTATE_RESOURCE,
+            resource_name="the estate",
+            unknown=gap.reason,
+        )
+        return self._finding(rule, outcome, None), gap.skip
 
     def run_rule(self, rule: Rule) -> Iterator[Finding]:
         """Every finding of one rule."""
+        if rule.requires:
+            gap, skip = self._gap(rule)
+            if gap is not None:
+                yield gap
+            if skip:
+                return
         if rule.predicate is not None:
             predicate = rule.predicate
             for res in self._resources_of(rule):
+                unknowns = request_unknowns(res)
+                if unknowns:
+                    hits = unresolved((*rule.reads, *rule.applies_reads), unknowns)
+                    if hits:
+                        yield self._finding(rule, unknown_outcome(hits), res)
+                        continue
                 ok = bool(predicate(res.doc))
                 evidence = _predicate_evidence(rule, res)
                 yield self._finding(rule, Outcome(ok, evidence), res)
             return
         assert rule.check is not None
         spec = CHECKS[rule.check]
+        reads = CHECK_READS.get(rule.check)
         if spec.per == "resource":
             for res in self._resources_of(rule):
+                if reads is not None:
+                    hits = unresolved(reads, request_unknowns(res))
+                    if hits:
+                        yield self._finding(rule, unknown_outcome(hits), res)
+                        continue
                 for outcome in spec.fn(res, self.context):
                     if isinstance(outcome, PassMany):
                         yield from self._passes(rule, outcome)
@@ -388,11 +453,16 @@ class Engine:
 
     def _finding(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding:
         location: str | None
+        source: str | None
         if resource is not None:
             rid = outcome.resource_id or resource.id
             rtype = outcome.resource_type or resource.resource_type
             location = outcome.location or resource.location
             source = resource.source
+            request = resource.request
+            if request is not None and request.source is not None:
+                ref = request.source
+                source = SourcePath(ref.file, ref.line, ref.address)
         else:
             rid = outcome.resource_id or "/"
             rtype = outcome.resource_type or rule.resource_type
@@ -400,9 +470,18 @@ class Engine:
             source = self.context.source
         info = rule.info
         passed = outcome.passed
-        template = rule.pass_message if passed else rule.message
+        unknown = outcome.unknown
         cache = self.messages.constant
-        message = cache.get(template)
+        status: Status
+        if unknown is not None:
+            message = None
+            status = "unknown"
+            detail = f"unknown:{outcome.detail}"
+        else:
+            template = rule.pass_message if passed else rule.message
+            message = cache.get(template)
+            status = "pass" if passed else "fail"
+            detail = outcome.detail
         remediation = cache.get(info.remediation)
         if message is None or remediation is None:
             if resource is not None:
@@ -410,7 +489,9 @@ class Engine:
             else:
                 name = outcome.resource_name or rid.rstrip("/").rsplit("/", 1)[-1] or rid
             render = self.messages.render
-            if message is None:
+            if unknown is not None:
+                message = f"Could not judge {name}: {unknown}."
+            elif message is None:
                 message = render(template, outcome, resource, rid, name)
             if remediation is None:
                 remediation = render(info.remediation, outcome, resource, rid, name)
@@ -431,14 +512,14 @@ class Engine:
         return Finding(
             info.id,
             severity,
-            "pass" if passed else "fail",
+            status,
             rid,
             info.title,
             message,
             evidence,
             remediation,
             info.references,
-            fingerprint(info.id, rid, self.source_kind, outcome.detail),
+            fingerprint(info.id, rid, self.source_kind, detail),
             rtype,
             source,
             location,

@@ -13,7 +13,9 @@ from typing import Any, Literal
 from auditor import __version__
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
-Status = Literal["fail", "pass", "waived", "baselined"]
+Status = Literal["fail", "pass", "unknown", "waived", "baselined"]
+"""``unknown``: the rule could not be judged for the resource (a value it needs is unresolved, or an
+input it needs is absent); it never passes and never fails (``--fail-on-unknown`` makes it block)."""
 RunsOn = Literal["plan", "estate"]
 
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
@@ -79,13 +81,36 @@ class WaiverInfo:
         }
 
 
+class SourcePath(str):
+    """A finding's source file (the ``str`` as given) that also knows where in it the resource is
+    defined: ``line`` (1-based, or None) and ``address`` (ARM symbolic name, Terraform address,
+    JSON path; or None). Only findings of resources read from templates and plans carry one; a
+    snapshot's findings share the plain file name, so a million findings cost no extra slot
+    (:attr:`Finding.line`, :attr:`Finding.address`). ``str(path)`` is the plain file name."""
+
+    line: int | None
+    address: str | None
+
+    def __new__(cls, file: str, line: int | None = None, address: str | None = None) -> SourcePath:
+        self = super().__new__(cls, file)
+        self.line = line
+        self.address = address
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SourcePath, (str(self), self.line, self.address))
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One rule evaluated on one resource (contracts section 6).
 
     ``evidence`` holds the values that decided, never a secret (a secret is described, e.g.
-    ``"a literal value"``, or given as its fingerprint). ``source`` is the file the resource came from
-    (snapshot or plan) and ``location`` the JSON path inside it, so SARIF can anchor a result.
+    ``"a literal value"``, or given as its fingerprint); for an ``unknown`` finding it names what
+    was missing. ``source`` is the file the resource came from (snapshot, plan or template; a
+    :class:`SourcePath` when it knows the resource's :attr:`line` and :attr:`address` there) and
+    ``location`` the JSON path of the finding inside the snapshot or plan model: together the
+    ``source`` object of contracts section 6 (:meth:`source_json`), which SARIF anchors results to.
     """
 
     ruleId: str
@@ -103,6 +128,32 @@ class Finding:
     location: str | None = None
     waiver: WaiverInfo | None = None
 
+    @property
+    def line(self) -> int | None:
+        """The 1-based line of the resource's definition in :attr:`source`, when known."""
+        return getattr(self.source, "line", None)
+
+    @property
+    def address(self) -> str | None:
+        """The resource's address in :attr:`source` (ARM symbolic name, Terraform address, JSON
+        path), when known."""
+        return getattr(self.source, "address", None)
+
+    def source_json(self) -> dict[str, Any] | None:
+        """The ``source`` object of contracts section 6: ``{"file", "line", "address"}`` (line
+        when known; address defaults to the JSON path), or None when the resource came from no
+        file."""
+        if self.source is None:
+            return None
+        out: dict[str, Any] = {"file": str(self.source)}
+        line = self.line
+        if line is not None:
+            out["line"] = line
+        address = self.address or self.location
+        if address is not None:
+            out["address"] = address
+        return out
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "ruleId": self.ruleId,
@@ -117,8 +168,9 @@ class Finding:
             "references": list(self.references),
             "fingerprint": self.fingerprint,
         }
-        if self.source is not None:
-            out["source"] = self.source
+        source = self.source_json()
+        if source is not None:
+            out["source"] = source
         if self.location is not None:
             out["location"] = self.location
         if self.waiver is not None:
@@ -204,6 +256,44 @@ class AccessSummary:
     escalations: list[EscalationPath] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class IncompleteRule:
+    """A rule that lacked an input it needs (contracts section 6 ``coverage.incompleteRules``)."""
+
+    ruleId: str
+    missing: str
+    """What was missing, in words (``principals (the directory): not in the snapshot``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ruleId": self.ruleId, "missing": self.missing}
+
+
+@dataclass
+class Coverage:
+    """What a run read and what it could not judge (contracts section 6 ``coverage``).
+
+    ``inputs``: each input read, ``{"kind", "file" (or "url"), ...}`` with the sections present and
+    their counts (``{"sections": {"principals": 12, ...}, "absent": [...]}`` for a snapshot,
+    ``{"requests": n}`` for a plan); ``skipped``: inputs passed over, ``{"file", "reason"}``;
+    ``incompleteRules``: rules that lacked an input (each also reported as an ``unknown``
+    finding). ``--require-complete`` turns incomplete rules into exit code 3."""
+
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    incompleteRules: list[IncompleteRule] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.incompleteRules
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inputs": [dict(i) for i in self.inputs],
+            "skipped": [dict(s) for s in self.skipped],
+            "incompleteRules": [r.to_json() for r in self.incompleteRules],
+        }
+
+
 @dataclass
 class AuditResult:
     """Everything one audit or gate run produced, in the order renderers show it."""
@@ -233,13 +323,20 @@ class AuditResult:
     :func:`auditor.audit.limits.cap_failures`): in the summary and the gate's verdict."""
     access: AccessSummary | None = None
     toolVersion: str = __version__
+    coverage: Coverage = field(default_factory=Coverage)
+    failOnUnknown: bool = False
+    """``--fail-on-unknown``: an ``unknown`` finding fails the gate (exit code 1)."""
+    requireComplete: bool = False
+    """``--require-complete``: a rule that lacked its inputs makes the run incomplete (exit 3)."""
 
     def summary(self) -> dict[str, int]:
-        """Counts per severity of failing findings, plus passed and waived (contracts section 6)."""
+        """Counts per severity of failing findings, plus passed, waived, baselined and unknown
+        (contracts section 6)."""
         out: dict[str, int] = {s: 0 for s in SEVERITIES}
         out["passed"] = 0
         out["waived"] = 0
         out["baselined"] = 0
+        out["unknown"] = 0
         for f in self.findings:
             if f.status == "fail":
                 out[f.severity] += 1
@@ -247,6 +344,8 @@ class AuditResult:
                 out["passed"] += 1
             elif f.status == "waived":
                 out["waived"] += 1
+            elif f.status == "unknown":
+                out["unknown"] += 1
             else:
                 out["baselined"] += 1
         for by_severity in self.unlisted.values():
@@ -259,24 +358,73 @@ class AuditResult:
         return [f for f in self.findings if f.status == "fail"]
 
     @property
-    def gate_failed(self) -> bool:
-        """Exit code 1: a failing finding at or above ``failOn``, or an expired waiver."""
-        return (
-            bool(self.expiredWaivers)
-            or any(at_least(f.severity, self.failOn) for f in self.failures)
-            or any(
-                at_least(severity, self.failOn)
-                for by_severity in self.unlisted.values()
-                for severity, n in by_severity.items()
-                if n
-            )
+    def unknowns(self) -> list[Finding]:
+        """The findings no rule could judge (status ``unknown``)."""
+        return [f for f in self.findings if f.status == "unknown"]
+
+    def blocking_failures(self) -> int:
+        """Failing findings at or above ``failOn``, counted ones (not listed) included."""
+        listed = sum(1 for f in self.failures if at_least(f.severity, self.failOn))
+        return listed + sum(
+            n
+            for by_severity in self.unlisted.values()
+            for severity, n in by_severity.items()
+            if at_least(severity, self.failOn)
         )
 
     @property
+    def gate_failed(self) -> bool:
+        """Exit code 1: a failing finding at or above ``failOn``, an expired waiver, or (with
+        ``failOnUnknown``) an unknown finding."""
+        return (
+            bool(self.expiredWaivers)
+            or self.blocking_failures() > 0
+            or (self.failOnUnknown and any(f.status == "unknown" for f in self.findings))
+        )
+
+    @property
+    def coverage_failed(self) -> bool:
+        """Exit code 3 by ``--require-complete``: a rule lacked an input it needs."""
+        return self.requireComplete and not self.coverage.complete
+
+    @property
     def exit_code(self) -> int:
-        if self.incomplete:
+        if self.incomplete or self.coverage_failed:
             return 3
         return 1 if self.gate_failed else 0
+
+    def gate_reasons(self) -> list[str]:
+        """Why the gate fails, one phrase a cause (empty when it passes)."""
+        reasons: list[str] = []
+        blocking = self.blocking_failures()
+        if blocking:
+            reasons.append(f"{blocking} failing finding(s) at or above {self.failOn}")
+        if self.expiredWaivers:
+            reasons.append(f"{len(self.expiredWaivers)} expired waiver(s)")
+        if self.failOnUnknown:
+            unknown = sum(1 for f in self.findings if f.status == "unknown")
+            if unknown:
+                reasons.append(f"{unknown} unknown finding(s) with --fail-on-unknown")
+        return reasons
+
+    def exit_reason(self) -> str:
+        """Why the exit code is what it is, in one line (for the end of a run)."""
+        code = self.exit_code
+        if code == 3:
+            parts = []
+            if self.incomplete:
+                parts.append("some sources could not be read in full")
+            if self.coverage_failed:
+                rules = ", ".join(sorted({r.ruleId for r in self.coverage.incompleteRules}))
+                parts.append(f"--require-complete and rule(s) lacked their inputs: {rules}")
+            return "exit 3, evaluation incomplete: " + "; ".join(parts)
+        if code == 1:
+            return "exit 1, the gate failed: " + " and ".join(self.gate_reasons())
+        out = f"exit 0: no failing finding at or above {self.failOn}"
+        unknown = sum(1 for f in self.findings if f.status == "unknown")
+        if unknown:
+            out += f" ({unknown} unknown finding(s) not judged; --fail-on-unknown blocks on them)"
+        return out
 
     def to_json(self) -> dict[str, Any]:
         """The findings document of contracts section 6 (``schemaVersion`` 1)."""
@@ -297,5 +445,6 @@ class AuditResult:
             "baseline": {"fixed": list(self.baselineFixed), "stale": list(self.baselineStale)},
             "incomplete": list(self.incomplete),
             "unlisted": {rule: dict(by) for rule, by in self.unlisted.items()},
+            "coverage": self.coverage.to_json(),
             "warnings": list(self.warnings),
         }

@@ -23,6 +23,7 @@ from auditor.audit.findings import (
     SEVERITY_RANK,
     AccessSummary,
     AuditResult,
+    Coverage,
     EscalationPath,
     Finding,
     Privileged,
@@ -64,6 +65,11 @@ class AuditOptions:
     """Time and memory limits of the evaluation; exhausted, the run stops and is incomplete."""
     max_failures_per_rule: int | None = MAX_FAILURES_PER_RULE
     """Failing findings of one rule listed in the result (the rest are counted); 0 or None: all."""
+    fail_on_unknown: bool = False
+    """``--fail-on-unknown``: an ``unknown`` finding (not waived) fails the gate (exit code 1)."""
+    require_complete: bool = False
+    """``--require-complete``: a rule lacking an input it needs makes the run incomplete (exit
+    code 3)."""
 
 
 @dataclass
@@ -115,12 +121,12 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-_STATUS_ORDER = {"fail": 0, "waived": 1, "baselined": 2, "pass": 3}
+_STATUS_ORDER = {"fail": 0, "unknown": 1, "waived": 2, "baselined": 3, "pass": 4}
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Failures first, most severe first, then waived and baselined ones, by rule and resource;
-    passes last, in evaluation order (catalogue order; a large estate has millions of them)."""
+    """Failures first, most severe first, then unknown, waived and baselined ones, by rule and
+    resource; passes last, in evaluation order (catalogue order; a large estate has millions)."""
     judged = [f for f in findings if f.status != "pass"]
     judged.sort(
         key=lambda f: (
@@ -145,6 +151,7 @@ def _finish(
     target_kind: Literal["snapshot", "plan", "api"],
     incomplete: Sequence[str] = (),
     warnings: Sequence[str] = (),
+    skipped: Sequence[Mapping[str, Any]] = (),
 ) -> AuditResult:
     waived = apply_waivers(evaluation.findings, prep.waivers, prep.as_of)
     findings = waived.findings
@@ -182,6 +189,13 @@ def _finish(
         incomplete=incomplete,
         warnings=warnings,
         unlisted=unlisted,
+        coverage=Coverage(
+            inputs=list(evaluation.inputs),
+            skipped=[dict(s) for s in skipped],
+            incompleteRules=list(evaluation.incomplete_rules),
+        ),
+        failOnUnknown=options.fail_on_unknown,
+        requireComplete=options.require_complete,
     )
     if evaluation.context._access is not None and evaluation.stopped is None:
         result.access = access_summary(evaluation)
@@ -261,6 +275,11 @@ def audit_snapshot(
         settings=prep.settings, as_of=prep.as_of, snapshot=snapshot, files=options.files
     )
     evaluation = engine.run(prep.rules, budget=options.budget)
+    if target_kind == "api" and target:
+        for entry in evaluation.inputs:
+            entry["kind"] = "api"
+            entry.pop("file", None)
+            entry["url"] = target
     return _finish(
         prep,
         options,
@@ -273,8 +292,16 @@ def audit_snapshot(
     )
 
 
-def gate_plan(plan: Plan, options: AuditOptions | None = None) -> AuditResult:
-    """Judge a plan with every selected plan rule (the pre-deployment gate)."""
+def gate_plan(
+    plan: Plan,
+    options: AuditOptions | None = None,
+    *,
+    skipped: Sequence[Mapping[str, Any]] = (),
+    warnings: Sequence[str] = (),
+) -> AuditResult:
+    """Judge a plan with every selected plan rule (the pre-deployment gate). ``skipped`` lists the
+    inputs passed over (``{"file", "reason"}``: a folder's unrecognised files) and ``warnings``
+    what a reader wants the user to know; both go in the result."""
     options = options or AuditOptions()
     started = _now()
     prep = prepare(options)
@@ -287,6 +314,8 @@ def gate_plan(plan: Plan, options: AuditOptions | None = None) -> AuditResult:
         started=started,
         target=plan.source or "<plan>",
         target_kind="plan",
+        warnings=warnings,
+        skipped=skipped,
     )
 
 

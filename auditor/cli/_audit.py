@@ -1,8 +1,10 @@
 """``auditor audit``, ``auditor gate`` and ``auditor rules list`` (contracts section 5).
 
-Exit codes: 0 nothing at or above ``--fail-on``; 1 the gate failed (a blocking finding, or an
-expired waiver); 2 usage or input error; 3 evaluation incomplete (a source could not be read, or,
-with ``gate --apply``, a request of the plan could not be applied).
+Exit codes: 0 nothing at or above ``--fail-on``; 1 the gate failed (a blocking finding, an expired
+waiver, or with ``--fail-on-unknown`` a finding no rule could judge); 2 usage or input error; 3
+evaluation incomplete (a source could not be read, with ``--require-complete`` a rule that lacked
+an input it needs, or, with ``gate --apply``, a request of the plan could not be applied). A run
+that exits 1 or 3 says why on standard error.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from auditor.cli import _history
 from auditor.cli._collect import DeadlineOpt
 from auditor.cli._validate import base_url_option
 from auditor.errors import IncompleteError, InputError
@@ -118,6 +121,22 @@ MaxMemoryOpt = Annotated[
         "with the findings so far). Default: no limit.",
     ),
 ]
+FailOnUnknownOpt = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-unknown",
+        help="Fail (exit 1) on a finding no rule could judge (status unknown: a value not known "
+        "before deployment, or an input the rule needs is absent), unless waived.",
+    ),
+]
+RequireCompleteOpt = Annotated[
+    bool,
+    typer.Option(
+        "--require-complete",
+        help="Exit 3 when a rule lacked an input it needs (e.g. no directory in the snapshot): "
+        "the run's coverage is incomplete.",
+    ),
+]
 MaxFindingsOpt = Annotated[
     int | None,
     typer.Option(
@@ -183,6 +202,8 @@ def _options(
     max_time: float | None = None,
     max_memory: float | None = None,
     max_findings: int | None = None,
+    fail_on_unknown: bool = False,
+    require_complete: bool = False,
 ) -> AuditOptions:
     from auditor.audit.runner import AuditOptions
     from auditor.audit.settings import parse_date
@@ -211,6 +232,8 @@ def _options(
         create_baseline=os.fspath(create_baseline) if create_baseline is not None else None,
         files=[os.fspath(p) for p in scan or []],
         budget=_budget(max_time, max_memory),
+        fail_on_unknown=fail_on_unknown,
+        require_complete=require_complete,
     )
     if max_findings is not None:
         options.max_failures_per_rule = max_findings
@@ -255,6 +278,16 @@ def _exit(code: int) -> None:
         raise SystemExit(code)
 
 
+def _finish(result: AuditResult) -> None:
+    """Exit with the result's code, saying why on standard error when it is not 0."""
+    code = result.exit_code
+    if code:
+        from auditor.inert import inert_message
+
+        sys.stderr.write(f"auditor: {inert_message(result.exit_reason())}\n")
+    _exit(code)
+
+
 def _collect(
     base_url: str,
     subscriptions: list[str],
@@ -287,9 +320,9 @@ def _collect(
     api_token = os.environ.get(api_token_env)
     estate_directory = None
     if directory is not None:
-        from auditor.estate.snapshot import load_snapshot
+        from auditor.cli._estate import read_estate
 
-        estate_directory = load_snapshot(directory)
+        estate_directory = read_estate(directory)
     settings = ClientSettings(deadline=deadline)
 
     async def main() -> CollectResult:
@@ -351,6 +384,10 @@ def register(app: typer.Typer) -> None:
         max_time: MaxTimeOpt = None,
         max_memory: MaxMemoryOpt = None,
         max_findings: MaxFindingsOpt = None,
+        fail_on_unknown: FailOnUnknownOpt = False,
+        require_complete: RequireCompleteOpt = False,
+        history: _history.HistoryOpt = None,
+        fail_on_new: _history.FailOnNewOpt = False,
         subscription: Annotated[
             list[str] | None,
             typer.Option(
@@ -386,7 +423,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Audit an estate (a snapshot file, or the live API) with every rule of the catalogue."""
         from auditor.audit.runner import audit_snapshot
-        from auditor.estate.snapshot import load_snapshot
+        from auditor.sources import load_estate
 
         if (snapshot is None) == (base_url is None):
             raise InputError("give exactly one of --snapshot FILE and --base-url URL")
@@ -406,12 +443,15 @@ def register(app: typer.Typer) -> None:
             max_time=max_time,
             max_memory=max_memory,
             max_findings=max_findings,
+            fail_on_unknown=fail_on_unknown,
+            require_complete=require_complete,
         )
+        history_file = _history.start(history, options, fail_on_new)
         from auditor.cli._progress import stage
 
         if snapshot is not None:
             with stage(f"Loading {snapshot}"):
-                estate = load_snapshot(snapshot)
+                estate = load_estate(snapshot)
             with stage(f"Auditing {len(estate.roleAssignments):,} role assignments and the rest"):
                 result = audit_snapshot(estate, options, target=os.fspath(snapshot))
         else:
@@ -431,7 +471,7 @@ def register(app: typer.Typer) -> None:
                 )
         with stage("Writing the reports"):
             emit(result, outputs, sarif_anchor, compact)
-        _exit(result.exit_code)
+        _history.finish(result, history_file, options, estate, fail_on_new)
 
     @app.command("gate")
     def gate(
@@ -449,6 +489,9 @@ def register(app: typer.Typer) -> None:
         max_time: MaxTimeOpt = None,
         max_memory: MaxMemoryOpt = None,
         max_findings: MaxFindingsOpt = None,
+        fail_on_unknown: FailOnUnknownOpt = False,
+        require_complete: RequireCompleteOpt = False,
+        history: _history.HistoryOpt = None,
         apply: Annotated[
             bool,
             typer.Option("--apply", help="When the gate passes, send the plan to --base-url."),
@@ -488,14 +531,18 @@ def register(app: typer.Typer) -> None:
             max_time=max_time,
             max_memory=max_memory,
             max_findings=max_findings,
+            fail_on_unknown=fail_on_unknown,
+            require_complete=require_complete,
         )
+        history_file = _history.start(history, options)
         loaded = load_plan(plan)
         result = gate_plan(loaded, options)
         emit(result, outputs, sarif_anchor, compact)
+        _history.record(result, history_file, options)
         if result.exit_code or not apply:
-            if apply:
+            if apply and result.exit_code:
                 sys.stderr.write("the gate failed: the plan was not applied\n")
-            _exit(result.exit_code)
+            _finish(result)
             return
         assert base_url is not None
         _apply(loaded, base_url, token_env, allow_http)

@@ -118,6 +118,18 @@ class Snapshot:
     positions: dict[str, list[int]] = field(default_factory=dict, compare=False)
     """For a section whose duplicates were merged: the file index of each entry kept (section ->
     list), so JSON paths can name the file's entries (:meth:`file_location`)."""
+    present: frozenset[str] | None = field(default=None, compare=False)
+    """The sections of :data:`SECTION_ORDER` the source listed (an empty list given is listed:
+    "none"; a key left out is "not collected"); None for a snapshot built in code, whose every
+    section counts as listed. See :meth:`has_section`."""
+
+    def has_section(self, name: str) -> bool:
+        """Whether section ``name`` was listed by the source (so an empty section means "none",
+        not "not collected"); a section holding entries always counts as listed."""
+        if self.present is None or name in self.present:
+            return True
+        value = getattr(self, name, None)
+        return bool(value) if name != "devTooling" else value is not None
 
     def file_location(self, location: str) -> str:
         """``location`` (a JSON path into this snapshot's sections) as a path into the file it was
@@ -204,6 +216,7 @@ def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapsho
     if pager is not None:
         pager.release_all()
     snap = Snapshot(source=source)
+    snap.present = frozenset(key for key in top if key in SECTION_ORDER)
     dropped: list[str] = []
     for key, raw in top.items():
         if key == "snapshotVersion":
@@ -496,13 +509,17 @@ def _decode_small(key: str, raw: msgspec.Raw, source: str) -> Any:
 
 
 def dumps_snapshot(snapshot: Snapshot, *, indent: int | None = None) -> bytes:
-    """The snapshot as JSON bytes: every section, in the order of contracts section 2."""
+    """The snapshot as JSON bytes: every section it has (:meth:`Snapshot.has_section`; a section
+    the source did not list stays out, so "not collected" is not written as "none"), in the order of
+    contracts section 2."""
     out: dict[str, Any] = {"snapshotVersion": snapshot.snapshotVersion}
     if snapshot.collectedAt is not None:
         out["collectedAt"] = snapshot.collectedAt
     if snapshot.tenantId is not None:
         out["tenantId"] = snapshot.tenantId
     for key in SECTION_ORDER:
+        if not snapshot.has_section(key):
+            continue
         value = getattr(snapshot, key)
         if key in BULK_SECTIONS:
             kept = snapshot.preserved.get(key)

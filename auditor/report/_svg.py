@@ -27,6 +27,7 @@ SEVERITY_COLOURS: dict[str, str] = {
 }
 STATUS_COLOURS: dict[str, str] = {
     "fail": "#b91c1c",
+    "unknown": "#4338ca",
     "baselined": "#7c3aed",
     "waived": "#0e7490",
     "pass": "#15803d",
@@ -77,8 +78,9 @@ def severity_chart(counts: Mapping[str, int], *, width: int = 420) -> str:
 
 
 def status_bar(counts: Mapping[str, int], *, width: int = 420) -> str:
-    """One stacked bar of findings by status (fail, baselined, waived, pass) with a legend."""
-    keys = ("fail", "baselined", "waived", "pass")
+    """One stacked bar of findings by status (fail, unknown, baselined, waived, pass) with a
+    legend."""
+    keys = ("fail", "unknown", "baselined", "waived", "pass")
     total = sum(counts.get(k, 0) for k in keys)
     height = 58
     parts = [

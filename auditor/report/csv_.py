@@ -1,4 +1,6 @@
-"""CSV: one row per finding, for spreadsheets and ad-hoc analysis.
+"""CSV: one row per finding (every status: fail, unknown, waived, baselined, pass), for
+spreadsheets and ad-hoc analysis. ``source``, ``line`` and ``address`` say where the resource came
+from; ``location`` is the JSON path of the finding in the snapshot or plan.
 
 UTF-8 with a byte-order mark (so spreadsheet programs read non-ASCII names right), CRLF line ends
 (RFC 4180), every field quoted. A cell that a spreadsheet would take for a formula (starting with
@@ -36,6 +38,8 @@ COLUMNS: tuple[str, ...] = (
     "source",
     "location",
     "fingerprint",
+    "line",
+    "address",
 )
 
 
@@ -59,6 +63,8 @@ def _row(f: Finding) -> list[str]:
         f.source or "",
         f.location or "",
         f.fingerprint,
+        f.line if f.line is not None else "",
+        f.address or "",
     ]
     return [csv_cell(v) for v in values]
 

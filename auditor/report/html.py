@@ -1,10 +1,12 @@
 """HTML: one self-contained file that works offline (no CDN, no external font, script or image).
 
 Built from Jinja2 templates in the shipped ``reports/`` folder with autoescaping on and
-``StrictUndefined``. Sections: executive summary (severity chart and status bar as inline SVG),
-findings grouped by rule (evidence, remediation, references) with filters and search, an index by
-resource, the waiver register, the access section (privileged principals per subscription and
-each shadow admin's escalation path as a small SVG graph) and the rule catalogue.
+``StrictUndefined``. Sections: executive summary (severity chart and status bar as inline SVG;
+unknown findings, which no rule could judge, counted on their own card and filterable by status),
+findings grouped by rule (evidence, remediation, references, source file and line) with filters and
+search, an index by resource, the waiver register, the access section (privileged principals per
+subscription and each shadow admin's escalation path as a small SVG graph), coverage (inputs read,
+rules that lacked an input, files skipped) and the rule catalogue.
 
 Untrusted text is escaped and made inert (control characters and invisible bidi and format
 characters shown as ``\\x1b`` or ``<U+202E>``: every value a template prints passes
@@ -44,8 +46,8 @@ if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult, EscalationPath, Privileged
     from auditor.report import RenderOptions
 
-STATUS_ORDER = {"fail": 0, "baselined": 1, "waived": 2, "pass": 3}
-STATUSES = ("fail", "baselined", "waived", "pass")
+STATUS_ORDER = {"fail": 0, "unknown": 1, "baselined": 2, "waived": 3, "pass": 4}
+STATUSES = ("fail", "unknown", "baselined", "waived", "pass")
 
 
 @dataclass
@@ -131,9 +133,13 @@ def details_html(f: Finding, rule: RuleInfo) -> str:
         out.append(f"<p><strong>References:</strong> {refs}</p>")
     where = ""
     if f.source:
-        where = f"Source <code>{escape_html(f.source)}</code>"
-        if f.location:
-            where += f" at <code>{escape_html(f.location)}</code>"
+        where = f"Source <code>{escape_html(f.source)}"
+        where += f":{f.line}</code>" if f.line is not None else "</code>"
+        at = f.address or f.location
+        if at:
+            where += f" at <code>{escape_html(at)}</code>"
+        if f.location and f.address and f.location != f.address:
+            where += f" (<code>{escape_html(f.location)}</code>)"
         where += " · "
     out.append(f'<p class="small">{where}fingerprint <code>{escape_html(f.fingerprint)}</code></p>')
     return "\n".join(out)
@@ -226,6 +232,9 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         "status_chart": _svg.status_bar(status_counts),
         "blocking": len(blocking),
         "failing": len(failing),
+        "unknown": status_counts.get("unknown", 0),
+        "coverage": result.coverage,
+        "absent": sorted({n for i in result.coverage.inputs for n in i.get("absent", ())}),
         "total": len(result.findings),
     }
 

@@ -5,8 +5,10 @@ empty suite), one ``testcase`` per finding, so the failures JUnit counts are the
 every other format counts. A test case is named by its resource; when one rule has several findings
 on one resource (say, three literal secrets in one cluster), each name gets the finding's
 fingerprint (and an index if even that repeats), so names stay unique and stable from run to run.
-Waived and baselined findings are ``skipped`` with the waiver's id, expiry and justification (or a
-note that the baseline accepts them); passes are plain test cases.
+Unknown findings (the rule could not judge the resource) are ``skipped`` with a message starting
+``unknown:`` and saying what was missing; waived and baselined findings are ``skipped`` with the
+waiver's id, expiry and justification (or a note that the baseline accepts them); passes are plain
+test cases.
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def _suite(
                 case, "failure", message=clip(message, MAX_MESSAGE), type=f.severity
             )
             failure.text = clip(_failure_text(f), MAX_BODY)
-        elif f.status in ("waived", "baselined"):
+        elif f.status in ("unknown", "waived", "baselined"):
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", message=clip(_skip_message(f), MAX_MESSAGE))
         elif f.message:
@@ -128,7 +130,8 @@ def _failure_text(f: Finding) -> str:
     if f.references:
         lines += ["References: " + "; ".join(f.references)]
     if f.source:
-        where = f.source + (f" at {f.location}" if f.location else "")
+        where = f.source + (f":{f.line}" if f.line else "")
+        where += f" at {f.address or f.location}" if f.address or f.location else ""
         lines += [f"Source: {where}"]
     if f.waiver is not None and f.waiver.expired:
         lines += [f"Waiver {f.waiver.id} expired on {f.waiver.expires}"]
@@ -136,6 +139,9 @@ def _failure_text(f: Finding) -> str:
 
 
 def _skip_message(f: Finding) -> str:
+    if f.status == "unknown":
+        where = f" ({f.source}:{f.line})" if f.source and f.line else ""
+        return xml_text(f"unknown: {one_line(f.message)}{where}")
     if f.status == "waived":
         if f.waiver is not None:
             return xml_text(

@@ -38,13 +38,10 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
 
     if result.incomplete:
         verdict = "⚠️ **Audit incomplete**: some sources could not be read"
+    elif result.coverage_failed:
+        verdict = "⚠️ **Audit incomplete**: rules lacked their inputs (`--require-complete`)"
     elif result.gate_failed:
-        blocking = sum(1 for f in failures if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[
-            result.failOn])  # fmt: skip
-        why = [f"{blocking} failing at or above `{result.failOn}`"] if blocking else []
-        if result.expiredWaivers:
-            why.append(f"{len(result.expiredWaivers)} expired waiver(s)")
-        verdict = "❌ **Audit failed**: " + ", ".join(why)
+        verdict = "❌ **Audit failed**: " + ", ".join(md_text(r) for r in result.gate_reasons())
     else:
         verdict = f"✅ **Audit passed**: nothing failing at or above `{result.failOn}`"
     out.append(f"## {md_text(options.title)}")
@@ -61,11 +58,11 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
     for sev in SEVERITIES:
         out.append(f"| {ICONS[sev]} {sev} | {summary[sev]} |")
     out.append("")
-    out.append("| Passed | Waived | Baselined | Baseline fixed |")
-    out.append("|---:|---:|---:|---:|")
+    out.append("| Unknown | Passed | Waived | Baselined | Baseline fixed |")
+    out.append("|---:|---:|---:|---:|---:|")
     out.append(
-        f"| {summary['passed']} | {summary['waived']} | {summary.get('baselined', 0)} | "
-        f"{len(result.baselineFixed)} |"
+        f"| {summary['unknown']} | {summary['passed']} | {summary['waived']} | "
+        f"{summary.get('baselined', 0)} | {len(result.baselineFixed)} |"
     )
     out.append("")
     for source in result.incomplete:
@@ -88,6 +85,21 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
                 f"{md_code(f.resourceId, 120)} | {md_text(f.message, 300)} |"
             )
         out.append("")
+
+    unknowns = result.unknowns
+    if unknowns:
+        out.append(f"### Not judged: unknown ({min(TOP, len(unknowns))} of {len(unknowns)})")
+        out.append("")
+        out.append("| Rule | Resource | Source | What was missing |")
+        out.append("|---|---|---|---|")
+        for f in unknowns[:TOP]:
+            where = f"{f.source}:{f.line}" if f.source and f.line else (f.source or "")
+            out.append(
+                f"| {md_code(f.ruleId)} | {md_code(f.resourceId, 120)} | "
+                f"{md_code(where, 120) if where else ''} | {md_text(f.message, 300)} |"
+            )
+        out.append("")
+    out.extend(_coverage(result))
 
     head = "\n".join(out)
     tail = _waivers(result)
@@ -144,6 +156,28 @@ def _details(result: AuditResult, failures: list[Finding], room: int) -> str:
         lines.append("")
     lines += ["</details>", ""]
     return "\n".join(lines) + "\n"
+
+
+def _coverage(result: AuditResult) -> list[str]:
+    """A short coverage section: rules that lacked an input, sections absent, files skipped."""
+    cov = result.coverage
+    absent = sorted({n for i in cov.inputs for n in i.get("absent", ())})
+    if cov.complete and not cov.skipped and not absent:
+        return []
+    lines = ["### Coverage", ""]
+    if absent:
+        lines += [f"Not in the input: {', '.join(md_code(n) for n in absent)}", ""]
+    if cov.incompleteRules:
+        lines += ["| Rule | What it lacked |", "|---|---|"]
+        lines += [
+            f"| {md_code(r.ruleId)} | {md_text(r.missing, 300)} |" for r in cov.incompleteRules[:50]
+        ]
+        lines.append("")
+    if cov.skipped:
+        shown = ", ".join(md_code(str(s.get("file", "")), 120) for s in cov.skipped[:20])
+        more = f" and {len(cov.skipped) - 20} more" if len(cov.skipped) > 20 else ""
+        lines += [f"Skipped ({len(cov.skipped)}): {shown}{more}", ""]
+    return lines
 
 
 def _waiver_rows(waivers: list[WaiverInfo]) -> list[str]:

@@ -4,11 +4,14 @@ Choices, and why:
 
 - Every result is anchored to a real file: the ``--sarif-anchor`` file when one is given (a
   repository file standing for an estate that lives elsewhere), otherwise the finding's source
-  (snapshot or plan), otherwise the audited target. URIs are relative to the source root (default:
-  the current directory, which in CI is the checkout) with ``uriBaseId`` ``%SRCROOT%``; a file
-  outside it gets an absolute ``file:`` URI. Code scanning needs ``region.startLine``: when the
-  finding's JSON path can be found in the file its line is used, else its nearest enclosing value's,
-  else line 1. No snippet is copied from the file (a plan can hold literal secrets).
+  (snapshot, plan or template), otherwise the audited target. URIs are relative to the source root
+  (default: the current directory, which in CI is the checkout) with ``uriBaseId`` ``%SRCROOT%``; a
+  file outside it gets an absolute ``file:`` URI. Code scanning needs ``region.startLine``: the
+  finding's own line (a template resource's definition) when it has one, else the line of its JSON
+  path in the file, else its nearest enclosing value's, else line 1 (:mod:`auditor.report._locate`).
+  No snippet is copied from the file (a plan can hold literal secrets).
+- An ``unknown`` finding (the rule could not judge the resource) is a result of level ``note``
+  and kind ``review``, whatever the rule's severity: it never fails, but the reviewer should look.
 - The resource id goes in ``logicalLocations``; the finding's fingerprint in
   ``partialFingerprints`` (key ``auditorFindingHash/v1``), so alerts follow the resource and the
   rule rather than a line number.
@@ -30,14 +33,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from bisect import bisect_right
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from auditor.audit.findings import SEVERITY_RANK, Finding, RuleInfo
 from auditor.inert import inert_json
+from auditor.report._locate import SourceLines, parse_json_path
 from auditor.report._sanitize import clip, is_url, one_line, xml_text
 
 if TYPE_CHECKING:
@@ -73,8 +75,6 @@ MAX_SHORT = 1_000
 MAX_FULL = 4_000
 MAX_HELP = 16_000
 MAX_JUSTIFICATION = 1_000
-MAX_SOURCE_BYTES = 64 << 20
-"""Files larger than this are not read for line numbers (results anchor to line 1)."""
 
 
 def render(result: AuditResult, options: RenderOptions) -> bytes:
@@ -91,13 +91,13 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     rules = _all_rules(result)
     rule_index = {r.id: i for i, r in enumerate(rules)}
 
-    reported = [f for f in result.findings if f.status != "pass"]
+    reported = [f for f in result.findings if f.status != "pass"]  # unknown ones included
     reported.sort(key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), _status_order(f.status)))
     limit = max(0, options.sarif_max_results)
     dropped = max(0, len(reported) - limit)
     kept = reported[:limit]
 
-    artifacts = _Artifacts(root, result, options.sarif_anchor)
+    artifacts = _Artifacts(root, result, options.sarif_anchor, kept)
     results = [_result(f, rule_index, artifacts) for f in kept]
 
     notifications: list[dict[str, Any]] = []
@@ -157,7 +157,7 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
 
 
 def _status_order(status: str) -> int:
-    return {"fail": 0, "baselined": 1, "waived": 2}.get(status, 3)
+    return {"fail": 0, "unknown": 1, "baselined": 2, "waived": 3}.get(status, 4)
 
 
 def _all_rules(result: AuditResult) -> list[RuleInfo]:
@@ -252,11 +252,12 @@ def _result(f: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> di
         "name": resource.rstrip("/").rsplit("/", 1)[-1] or resource,
         "kind": "resource",
     }
+    unknown = f.status == "unknown"
     out: dict[str, Any] = {
         "ruleId": f.ruleId,
         "ruleIndex": rule_index[f.ruleId],
-        "kind": "fail",
-        "level": LEVEL.get(f.severity, "warning"),
+        "kind": "review" if unknown else "fail",
+        "level": "note" if unknown else LEVEL.get(f.severity, "warning"),
         "message": {"text": clip(message, MAX_MESSAGE)},
         "locations": [{"physicalLocation": physical, "logicalLocations": [logical]}],
         "baselineState": "unchanged" if f.status == "baselined" else "new",
@@ -271,6 +272,8 @@ def _result(f: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> di
         out["partialFingerprints"] = {FINGERPRINT_KEY: f.fingerprint}
     if f.location:
         out["properties"]["jsonPath"] = clip(xml_text(f.location), 1000)
+    if f.address:
+        out["properties"]["address"] = clip(xml_text(f.address), 1000)
     if f.status == "waived":
         suppression: dict[str, Any] = {"kind": "external", "status": "accepted"}
         if f.waiver is not None:
@@ -295,24 +298,19 @@ def _artifact_location(uri: str, index: int) -> dict[str, Any]:
 
 
 class _Artifacts:
-    """The files results point at: their URIs, artifact indexes and the lines of JSON paths."""
+    """The files results point at: their URIs, artifact indexes and the lines of findings."""
 
-    def __init__(self, root: Path, result: AuditResult, anchor: str | None) -> None:
+    def __init__(
+        self, root: Path, result: AuditResult, anchor: str | None, findings: list[Finding]
+    ) -> None:
         self.root = root
         self.anchor = anchor
         self.fallback = anchor or (result.target if result.targetKind != "api" else None)
         self.uris: dict[str, int] = {}
         self.order: list[tuple[str, str]] = []  # (uri, role)
-        self.locators: dict[str, _JsonLocator | None] = {}
         self._uri_cache: dict[str, str] = {}
-        self._wanted: dict[str, set[tuple[str | int, ...]]] = {}
-        # collect the paths wanted per file first, so each file is scanned once
-        for f in result.findings:
-            path = self._file_for(f)
-            if path is not None and f.location:
-                parsed = parse_json_path(f.location)
-                if parsed is not None:
-                    self._wanted.setdefault(path, set()).add(parsed)
+        # the paths wanted per file are collected first, so each file is scanned once
+        self.lines = SourceLines(findings, self._file_for)
 
     def _file_for(self, f: Finding) -> str | None:
         return self.anchor or f.source or self.fallback
@@ -326,26 +324,7 @@ class _Artifacts:
         if index is None:
             index = self.uris[uri] = len(self.order)
             self.order.append((uri, "analysisTarget"))
-        line = 1
-        if f.location:
-            parsed = parse_json_path(f.location)
-            locator = self._locator(path)
-            if parsed is not None and locator is not None:
-                line = locator.line_of(parsed)
-        return uri, index, line
-
-    def _locator(self, path: str) -> _JsonLocator | None:
-        if path not in self.locators:
-            locator: _JsonLocator | None = None
-            try:
-                p = Path(path)
-                if p.is_file() and p.stat().st_size <= MAX_SOURCE_BYTES:
-                    text = p.read_text(encoding="utf-8-sig", errors="replace")
-                    locator = _JsonLocator(text, self._wanted.get(path, set()))
-            except OSError:
-                locator = None
-            self.locators[path] = locator
-        return self.locators[path]
+        return uri, index, self.lines.line(f) or 1
 
     def _uri(self, path: str) -> str:
         uri = self._uri_cache.get(path)
@@ -374,149 +353,4 @@ class _Artifacts:
         return out
 
 
-# --- JSON paths to line numbers --------------------------------------------------------------
-
-_SEGMENT = re.compile(
-    r"""\[\s*(?P<index>\d+)\s*\]"""
-    r"""|\[\s*(?P<quote>['"])(?P<qkey>(?:\\.|(?!(?P=quote)).)*)(?P=quote)\s*\]"""
-    r"""|\.?(?P<name>[^.\[\]]+)""",
-    re.DOTALL,
-)
-
-
-@lru_cache(maxsize=4096)
-def parse_json_path(path: str) -> tuple[str | int, ...] | None:
-    """``domains[0].properties['a.b']``, ``$.domains[0]`` or the JSON pointer ``/domains/0`` as a
-    tuple of keys and indexes (``None`` when it is not a path)."""
-    text = path.strip()
-    if not text or text in {"$", "/"}:
-        return ()
-    if text.startswith("/"):
-        parts: list[str | int] = []
-        for raw in text[1:].split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
-            parts.append(int(token) if token.isdigit() else token)
-        return tuple(parts)
-    if text.startswith("$"):
-        text = text[1:]
-    out: list[str | int] = []
-    pos = 0
-    while pos < len(text):
-        m = _SEGMENT.match(text, pos)
-        if m is None or m.end() == pos:
-            return None
-        if m.group("index") is not None:
-            out.append(int(m.group("index")))
-        elif m.group("qkey") is not None:
-            out.append(re.sub(r"\\(.)", r"\1", m.group("qkey")))
-        else:
-            out.append(m.group("name"))
-        pos = m.end()
-    return tuple(out)
-
-
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+', re.DOTALL)
-
-
-class _JsonLocator:
-    """Lines of the values at given paths in one JSON text, found in a single token scan.
-
-    A dotted path may not say where a key containing dots ends (``gateway.restAuthCredential.
-    password``); a wanted path matches a real one whose keys, joined with dots, spell the same
-    text. Keys compare case-insensitively (ids do, in this estate).
-    """
-
-    def __init__(self, text: str, wanted: set[tuple[str | int, ...]]) -> None:
-        self._newlines = [m.start() for m in re.finditer("\n", text)]
-        self._lines: dict[tuple[str | int, ...], int] = {}
-        self._scan(text, wanted)
-
-    def _line(self, offset: int) -> int:
-        return bisect_right(self._newlines, offset - 1) + 1
-
-    @staticmethod
-    def _norm(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
-        out: list[str | int] = []
-        for part in path:
-            if isinstance(part, int):
-                out.append(part)
-            else:
-                out.extend(p.lower() for p in part.split("."))
-        return tuple(out)
-
-    def _scan(self, text: str, wanted: set[tuple[str | int, ...]]) -> None:
-        prefixes: set[tuple[str | int, ...]] = set()
-        for w in wanted:
-            n = self._norm(w)
-            for i in range(len(n) + 1):
-                prefixes.add(n[:i])
-        if not prefixes:
-            return
-        lines = self._lines
-        # stack of [kind, path, current index or key, expecting a key]
-        stack: list[list[Any]] = []
-        pending: tuple[str | int, ...] | None = ()  # path of the next value (None: skip it)
-        skip_depth = 0
-        for m in _TOKEN.finditer(text):
-            tok = m.group()
-            first = tok[0]
-            if skip_depth:
-                if first in "{[":
-                    skip_depth += 1
-                elif first in "}]":
-                    skip_depth -= 1
-                continue
-            if first == ",":
-                if stack and stack[-1][0] == "[":
-                    stack[-1][2] += 1
-                    pending = self._child(stack, prefixes)
-                elif stack:
-                    stack[-1][3] = True
-                continue
-            if first == ":":
-                continue
-            if first in "}]":
-                if stack:
-                    stack.pop()
-                continue
-            if stack and stack[-1][0] == "{" and stack[-1][3]:
-                # an object key
-                try:
-                    key = json.loads(tok) if first == '"' else tok
-                except ValueError:
-                    key = tok
-                stack[-1][2] = str(key)
-                stack[-1][3] = False
-                pending = self._child(stack, prefixes)
-                continue
-            # a value starts here
-            if pending is None:
-                if first in "{[":
-                    skip_depth = 1
-                continue
-            lines.setdefault(pending, self._line(m.start()))
-            if first == "{":
-                stack.append(["{", pending, None, True])
-            elif first == "[":
-                stack.append(["[", pending, 0, False])
-                pending = self._child(stack, prefixes)
-
-    def _child(
-        self, stack: list[list[Any]], prefixes: set[tuple[str | int, ...]]
-    ) -> tuple[str | int, ...] | None:
-        top = stack[-1]
-        part = top[2]
-        if isinstance(part, str):
-            child = top[1] + tuple(p.lower() for p in part.split("."))
-        else:
-            child = (*top[1], part)
-        return child if child in prefixes else None
-
-    def line_of(self, path: tuple[str | int, ...]) -> int:
-        """The line of the value at ``path``, or of its nearest enclosing value found, or 1."""
-        n = self._norm(path)
-        for i in range(len(n), -1, -1):
-            line = self._lines.get(n[:i])
-            if line is not None:
-                return line
-        return 1
+__all__ = ["build", "parse_json_path", "render"]

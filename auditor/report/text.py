@@ -1,5 +1,7 @@
 """The text report for a terminal: the gate's verdict, a summary by severity, and the failing,
-waived and baselined findings (passes are counted, not listed).
+unknown (not judged), waived and baselined findings (passes are counted, not listed), each with
+``file:line`` where the resource came from a file read line by line (a plan or template), and a
+short coverage section (inputs read, rules that lacked an input, files passed over).
 
 :func:`render` gives plain text (no colours, no box drawing), for files, pipes and CI logs;
 :func:`print_rich` draws the same report with rich tables and colours on a terminal.
@@ -12,7 +14,7 @@ colour, move, retitle or reorder the terminal, nor forge a line of the report.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from auditor.audit.findings import (
@@ -21,9 +23,9 @@ from auditor.audit.findings import (
     Finding,
     Severity,
     WaiverInfo,
-    at_least,
 )
 from auditor.inert import inert
+from auditor.report._locate import SourceLines
 
 if TYPE_CHECKING:
     from auditor.report import RenderOptions
@@ -52,24 +54,26 @@ def _m(value: object) -> str:
 
 
 def _verdict(result: AuditResult) -> str:
-    blocking = [f for f in result.failures if at_least(f.severity, result.failOn)]
     if result.incomplete:
         sources = "; ".join(_t(source) for source in result.incomplete)
         return f"INCOMPLETE: some sources could not be read ({sources})"
-    reasons = []
-    if blocking:
-        reasons.append(f"{len(blocking)} failing finding(s) at or above {result.failOn}")
-    if result.expiredWaivers:
-        reasons.append(f"{len(result.expiredWaivers)} expired waiver(s)")
+    if result.coverage_failed:
+        rules = ", ".join(sorted({_t(r.ruleId) for r in result.coverage.incompleteRules}))
+        return f"INCOMPLETE: --require-complete and rule(s) lacked their inputs ({rules})"
+    reasons = result.gate_reasons()
     if reasons:
         return "FAILED: " + " and ".join(reasons)
-    return f"PASSED: no failing finding at or above {result.failOn}"
+    out = f"PASSED: no failing finding at or above {result.failOn}"
+    unknown = result.summary()["unknown"]
+    if unknown:
+        out += f" ({unknown} unknown: not judged)"
+    return out
 
 
 def _summary_line(result: AuditResult) -> str:
     s = result.summary()
     parts = [f"{sev} {s[sev]}" for sev in SEVERITIES]
-    extra = f"passed {s['passed']}, waived {s['waived']}"
+    extra = f"unknown {s['unknown']}, passed {s['passed']}, waived {s['waived']}"
     if s.get("baselined"):
         extra += f", baselined {s['baselined']}"
     return "Failing: " + ", ".join(parts) + " | " + extra
@@ -83,15 +87,69 @@ def _waiver_line(w: WaiverInfo) -> str:
 
 
 def _groups(result: AuditResult) -> list[tuple[str, list[Finding]]]:
-    by_status: dict[str, list[Finding]] = {"fail": [], "waived": [], "baselined": []}
+    by_status: dict[str, list[Finding]] = {"fail": [], "unknown": [], "waived": [], "baselined": []}
     for f in result.findings:
         if f.status in by_status:
             by_status[f.status].append(f)
     return [
         ("Failing findings", by_status["fail"]),
+        ("Unknown findings (could not be judged)", by_status["unknown"]),
         ("Waived findings", by_status["waived"]),
         ("Baselined findings (accepted by the baseline)", by_status["baselined"]),
     ]
+
+
+def _places(result: AuditResult) -> Callable[[Finding], str]:
+    """Where a finding's resource is defined, for files people edit line by line (templates and
+    plans; a snapshot is one file named in the header): ``file:line`` when the line is known (a
+    template's, or found by the JSON path in the plan file), else ``file (address)``, else ""."""
+    lines: SourceLines | None = None
+    if result.targetKind == "plan":
+        in_plan = [f for f in result.findings if f.status != "pass" and f.source == result.target]
+        lines = SourceLines(in_plan, lambda f: f.source)
+
+    def place(f: Finding) -> str:
+        if f.source is None or (lines is None and f.line is None):
+            return ""
+        line = f.line
+        if line is None and lines is not None and f.source == result.target:
+            line = lines.line(f)
+        if line:
+            return f"{_t(f.source)}:{line}"
+        return f"{_t(f.source)}" + (f", {_t(f.address)}" if f.address else "")
+
+    return place
+
+
+def _coverage(result: AuditResult) -> list[str]:
+    """The coverage section's lines (empty when every input was there and nothing was skipped)."""
+    cov = result.coverage
+    absent = [n for i in cov.inputs for n in i.get("absent", ())]
+    if cov.complete and not cov.skipped and not absent:
+        return []
+    lines = ["Coverage:"]
+    for entry in cov.inputs[:20]:
+        name = entry.get("file") or entry.get("url") or ""
+        parts = [f"{k} {v}" for k, v in entry.get("sections", {}).items()]
+        if "requests" in entry:
+            parts.append(f"{entry['requests']} request(s)")
+        text = f"  read {entry.get('kind', 'input')} {_t(name)}: " + (", ".join(parts) or "empty")
+        if entry.get("absent"):
+            text += f"; not in it: {', '.join(entry['absent'])}"
+        lines.append(text)
+    if len(cov.inputs) > 20:
+        lines.append(f"  ... and {len(cov.inputs) - 20} more input(s)")
+    if cov.incompleteRules:
+        lines.append(f"  rules that lacked an input ({len(cov.incompleteRules)}):")
+        lines.extend(f"    {_t(r.ruleId)}: {_m(r.missing)}" for r in cov.incompleteRules)
+    if cov.skipped:
+        lines.append(f"  skipped ({len(cov.skipped)}):")
+        lines.extend(
+            f"    {_t(s.get('file', ''))}: {_m(s.get('reason', ''))}" for s in cov.skipped[:50]
+        )
+        if len(cov.skipped) > 50:
+            lines.append(f"    ... and {len(cov.skipped) - 50} more")
+    return lines
 
 
 def _notes(result: AuditResult) -> list[tuple[str, list[str]]]:
@@ -125,12 +183,17 @@ def _header(result: AuditResult) -> str:
 
 def render_plain(result: AuditResult) -> str:
     lines = [_header(result), _summary_line(result), _verdict(result), ""]
+    place = _places(result)
     for title, items in _groups(result):
         if not items:
             continue
         lines.append(f"{title} ({len(items)}):")
         for f in items:
-            lines.append(f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}")
+            where = place(f)
+            lines.append(
+                f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}"
+                + (f"  ({where})" if where else "")
+            )
             lines.append(f"      {_m(f.message)}")
             if f.waiver is not None:
                 state = "EXPIRED " if f.waiver.expired else ""
@@ -145,6 +208,9 @@ def render_plain(result: AuditResult) -> str:
         lines.append(f"{note_title} ({len(notes)}):")
         lines.extend(f"  {item}" for item in notes)
         lines.append("")
+    coverage = _coverage(result)
+    if coverage:
+        lines.extend([*coverage, ""])
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -166,8 +232,18 @@ def render_compact(result: AuditResult) -> str:
                 f"  [{items[0].severity.upper():8s}] {_t(rule):9s} {len(items):5d}  "
                 f"{_m(items[0].title)}"
             )
+    unknown: dict[str, int] = {}
+    for f in result.findings:
+        if f.status == "unknown":
+            unknown[f.ruleId] = unknown.get(f.ruleId, 0) + 1
+    if unknown:
+        lines.append(f"Rules with unknown findings ({len(unknown)}): " + ", ".join(
+            f"{_t(rule)} {n}" for rule, n in sorted(unknown.items())
+        ))  # fmt: skip
     for note_title, notes in _notes(result):
         lines.append(f"{note_title}: {len(notes)}")
+    if result.coverage.incompleteRules:
+        lines.append(f"Rules that lacked an input: {len(result.coverage.incompleteRules)}")
     return "\n".join(lines) + "\n"
 
 
@@ -196,9 +272,9 @@ def print_rich(result: AuditResult, console: Any) -> None:
     s = result.summary()
     for sev in SEVERITIES:
         summary.add_column(sev, justify="right", style=SEVERITY_STYLE[sev])
-    for name in ("passed", "waived", "baselined"):
+    for name in ("unknown", "passed", "waived", "baselined"):
         summary.add_column(name, justify="right")
-    summary.add_row(*(str(s[k]) for k in [*SEVERITIES, "passed", "waived", "baselined"]))
+    summary.add_row(*(str(s[k]) for k in [*SEVERITIES, "unknown", "passed", "waived", "baselined"]))
     console.print(summary)
     verdict = _verdict(result)
     console.print(
@@ -222,3 +298,5 @@ def print_rich(result: AuditResult, console: Any) -> None:
         console.print(Text(f"{title} ({len(notes)}):", style="bold"))
         for note in notes:
             console.print(f"  {note}", markup=False, highlight=False)
+    for line in _coverage(result):
+        console.print(line, markup=False, highlight=False)

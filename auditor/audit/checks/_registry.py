@@ -41,6 +41,9 @@ class Outcome:
     location: str | None = None
     severity: Severity | None = None
     fields: dict[str, Any] | None = None
+    unknown: str | None = None
+    """Set when the check could not judge (what was missing, in words): the finding's status is
+    ``unknown`` (see :mod:`auditor.audit.unknowns`)."""
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -35,8 +35,12 @@ from auditor.audit.checks._registry import (
 )
 from auditor.audit.checks.cluster import GATEWAY_GROUP, cluster_roles, configurations
 from auditor.audit.resources import Resource
+from auditor.audit.unknowns import request_unknowns, split_path, unknown_at, unknown_outcome
 from auditor.errors import InputError
 from auditor.model.secrets import Secret
+
+if TYPE_CHECKING:
+    from auditor.estate.plan import UnknownInfo
 
 GATEWAY_PASSWORD = ("gateway", "restAuthCredential.password")
 METASTORE_PASSWORDS = (
@@ -52,6 +56,14 @@ def secret_fields(
     """``(field label, JSON location, value)`` of every secret field of a cluster body: gateway
     password, node passwords, storage keys (optional) and metastore passwords. Values are Secrets
     (or whatever non-string the body held)."""
+    for label, where, _, value in _secret_fields(resource, storage_keys=storage_keys):
+        yield label, where, value
+
+
+def _secret_fields(
+    resource: Resource, *, storage_keys: bool = True
+) -> Iterator[tuple[str, str, str, Any]]:
+    """:func:`secret_fields` with each field's member path in the body (for its unknown value)."""
     configs = configurations(resource)
     base = f"{resource.location}.properties"
     for group_name, key in (GATEWAY_PASSWORD, *METASTORE_PASSWORDS):
@@ -63,6 +75,7 @@ def secret_fields(
             yield (
                 f"configurations.{real_group}[{real_key}]",
                 f"{base}.clusterDefinition.configurations.{real_group}.{real_key}",
+                f"{_CONFIGURATIONS}/{real_group}/{real_key}",
                 value,
             )
     for label, index, role in cluster_roles(resource):
@@ -71,6 +84,7 @@ def secret_fields(
             yield (
                 f"roles[{label}].osProfile.linuxOperatingSystemProfile.password",
                 f"{base}.computeProfile.roles[{index}].osProfile.linuxOperatingSystemProfile.password",
+                f"properties/computeProfile/roles/{index}/osProfile/linuxOperatingSystemProfile/password",
                 linux.password,
             )
     if storage_keys:
@@ -80,8 +94,45 @@ def secret_fields(
                 yield (
                     f"storageaccounts[{account.name or i}].key",
                     f"{base}.storageProfile.storageaccounts[{i}].key",
+                    f"properties/storageProfile/storageaccounts/{i}/key",
                     account.key,
                 )
+
+
+_CONFIGURATIONS = "properties/clusterDefinition/configurations"
+_SECRET_PATHS: tuple[tuple[str, ...], ...] = (
+    *(
+        ("properties", "clusterdefinition", "configurations", group.lower(), key.lower())
+        for group, key in (GATEWAY_PASSWORD, *METASTORE_PASSWORDS)
+    ),
+    (
+        "properties", "computeprofile", "roles", "*", "osprofile", "linuxoperatingsystemprofile",
+        "password",
+    ),
+)  # fmt: skip
+_STORAGE_KEY_PATH = ("properties", "storageprofile", "storageaccounts", "*", "key")
+
+
+def _touches(parts: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    """The path ``parts`` is a secret field of ``pattern`` (``*``: an array index), lies inside
+    one, or holds one."""
+    return all(
+        want == got or (want == "*" and got.isdigit())
+        for want, got in zip(pattern, parts, strict=False)
+    )
+
+
+def unknown_secret_fields(
+    resource: Resource, *, storage_keys: bool = True
+) -> dict[str, UnknownInfo]:
+    """The values of a plan body that are not known before deployment and hold (or are) a secret
+    field of :func:`secret_fields`, by body path."""
+    patterns = (*_SECRET_PATHS, _STORAGE_KEY_PATH) if storage_keys else _SECRET_PATHS
+    return {
+        path: info
+        for path, info in request_unknowns(resource).items()
+        if any(_touches(split_path(path, indexes=True), p) for p in patterns)
+    }
 
 
 def _as_secret(value: Any) -> Secret | None:
@@ -94,10 +145,19 @@ def _as_secret(value: Any) -> Secret | None:
 
 @resource_check("literal-secrets")
 def literal_secrets(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
-    """CLU-008: every secret field holds a reference (``<NAME>`` or ``${NAME}``)."""
+    """CLU-008: every secret field holds a reference (``<NAME>`` or ``${NAME}``).
+
+    A value not known before deployment that is a secret reference (a template's ``securestring``
+    parameter without a value, ``listKeys(...)``, a Key Vault reference, a Terraform variable
+    without a default) is a reference; any other unknown value there makes the finding ``unknown``.
+    """
     checked: list[str] = []
     failed = False
-    for label, where, value in secret_fields(resource):
+    unknown = unknown_secret_fields(resource)
+    unresolved = {p: i.text for p, i in unknown.items() if not i.secret_reference}
+    for label, where, path, value in _secret_fields(resource):
+        if unknown and unknown_at(resource, path) is not None:
+            continue  # judged from its unknown value
         checked.append(label)
         secret = _as_secret(value)
         if secret is not None and secret.is_reference:
@@ -112,8 +172,18 @@ def literal_secrets(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
             location=where,
             fields={"field": label, "value": description},
         )
-    if not failed:
-        yield Outcome(True, {"secretFields": checked})
+    references = sorted(p for p, i in unknown.items() if i.secret_reference)
+    if unresolved:
+        yield unknown_outcome(
+            unresolved,
+            detail="unresolved",
+            evidence={"secretReferences": references} if references else None,
+        )
+    elif not failed:
+        evidence: dict[str, Any] = {"secretFields": checked}
+        if references:
+            evidence["secretReferences"] = references
+        yield Outcome(True, evidence)
 
 
 def password_weaknesses(value: str, min_length: int) -> list[str]:
@@ -134,11 +204,17 @@ def password_weaknesses(value: str, min_length: int) -> list[str]:
 
 @resource_check("weak-passwords")
 def weak_passwords(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
-    """CLU-010: literal gateway, node and metastore passwords are strong (storage keys excluded)."""
+    """CLU-010: literal gateway, node and metastore passwords are strong (storage keys excluded).
+
+    A password not known before deployment, secret references included, cannot be judged: the
+    finding is ``unknown``."""
     min_length = int(ctx.settings["minPasswordLength"])
     checked: list[str] = []
     failed = False
-    for label, where, value in secret_fields(resource, storage_keys=False):
+    unknown = unknown_secret_fields(resource, storage_keys=False)
+    for label, where, path, value in _secret_fields(resource, storage_keys=False):
+        if unknown and unknown_at(resource, path) is not None:
+            continue  # judged from its unknown value
         secret = _as_secret(value)
         if secret is None or secret.is_reference:
             continue
@@ -155,7 +231,9 @@ def weak_passwords(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
                 location=where,
                 fields={"field": label, "value": description, "weakness": ", ".join(weak)},
             )
-    if not failed:
+    if unknown:
+        yield unknown_outcome({p: i.text for p, i in unknown.items()}, detail="unresolved")
+    elif not failed:
         yield Outcome(True, {"literalPasswordsChecked": checked})
 
 
