@@ -4,11 +4,15 @@
 Modules, one concern each: ``scopes`` (scope tree), ``directory`` (groups), ``catalogue`` (roles),
 ``globs`` (operation patterns), ``conditions`` (condition adapter), ``indexes``, ``decision`` (the
 one decision function), ``requests`` (reading requests), ``queries`` (who/what), ``analysis``
-(escalation, bypassed conditions, dead grants, weak denies, owners, guests), ``gdpr``, ``engine``.
+(escalation, bypassed conditions, dead grants, weak denies, owners, guests), ``gdpr``, ``engine``,
+``principals`` (a principal named by id, e-mail or name), ``advice`` (warnings about what a request
+names that the estate does not know) with ``operations`` (the shipped operation list), ``delta``
+(what a change of the estate grants and takes away).
 """
 
 from __future__ import annotations
 
+from auditor.access.advice import request_warnings
 from auditor.access.analysis import (
     ADMIN_ROLES,
     ESCALATION_ACTIONS,
@@ -23,9 +27,18 @@ from auditor.access.analysis import (
     WeakChildDeny,
 )
 from auditor.access.decision import AccessRequest, Decision, Verdict, decide, decide_batch
+from auditor.access.delta import (
+    PRIVILEGED_ACTIONS,
+    AccessChange,
+    AccessDelta,
+    DeltaStats,
+    access_delta,
+    delta_universe,
+)
 from auditor.access.engine import BATCH_WINDOW, AccessEngine
 from auditor.access.gdpr import gdpr_export
 from auditor.access.indexes import Indexes
+from auditor.access.principals import ResolvedPrincipal, resolve_principal
 from auditor.access.queries import (
     HeldPattern,
     HeldPermission,
@@ -35,19 +48,28 @@ from auditor.access.queries import (
     WhoPath,
     WhoResult,
 )
-from auditor.access.requests import parse_request, parse_requests, read_request_lines
+from auditor.access.requests import (
+    parse_request,
+    parse_requests,
+    read_request_lines,
+    request_lines,
+)
 from auditor.access.scopes import scope_key
 
 __all__ = [
     "ADMIN_ROLES",
     "BATCH_WINDOW",
     "ESCALATION_ACTIONS",
+    "PRIVILEGED_ACTIONS",
     "PRIVILEGED_ROLES",
+    "AccessChange",
+    "AccessDelta",
     "AccessEngine",
     "AccessRequest",
     "BypassedCondition",
     "DeadGrant",
     "Decision",
+    "DeltaStats",
     "Escalation",
     "EscalationStep",
     "GuestPrivilege",
@@ -56,6 +78,7 @@ __all__ = [
     "Holding",
     "Indexes",
     "OwnerHolder",
+    "ResolvedPrincipal",
     "SubscriptionOwners",
     "Verdict",
     "WeakChildDeny",
@@ -63,11 +86,16 @@ __all__ = [
     "WhoEntry",
     "WhoPath",
     "WhoResult",
+    "access_delta",
     "decide",
     "decide_batch",
+    "delta_universe",
     "gdpr_export",
     "parse_request",
     "parse_requests",
     "read_request_lines",
+    "request_lines",
+    "request_warnings",
+    "resolve_principal",
     "scope_key",
 ]

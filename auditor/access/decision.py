@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
 from auditor.access.catalogue import Catalogue, CompiledPermission
-from auditor.access.conditions import Cond, condition_request
+from auditor.access.conditions import Cond, condition_request, reads_phrase
 from auditor.access.indexes import (
     AssignmentEntry,
     DenyEntry,
@@ -102,10 +102,16 @@ class Decision(msgspec.Struct, frozen=True, gc=False):
     deniedBy: tuple[str, ...] = ()
     conditions: tuple[str, ...] = ()
     reason: str = ""
+    warnings: tuple[str, ...] = ()
+    """What the request named that the estate does not know (an unknown principal, a scope outside
+    the estate, an action no role or known operation names, an attribute no condition reads):
+    the answer is right for the request as written, but the request may not say what was meant.
+    The decision function never sets it; :meth:`AccessEngine.check` does when asked
+    (:mod:`auditor.access.advice`)."""
 
     def to_wire(self) -> dict[str, Any]:
-        """The JSON object of contracts §4."""
-        return {
+        """The JSON object of contracts §4 (``warnings`` only when there are some)."""
+        out: dict[str, Any] = {
             "decision": self.decision,
             "principalId": self.principalId,
             "action": self.action,
@@ -115,13 +121,22 @@ class Decision(msgspec.Struct, frozen=True, gc=False):
             "conditions": list(self.conditions),
             "reason": self.reason,
         }
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
 
     def to_json(self) -> bytes:
         """The same object as :meth:`to_wire`, as compact UTF-8 JSON (the fields in the same
         order, text not escaped). Written by ``msgspec`` straight from the fields: a fifth of the
         time of ``json.dumps`` of the wire form, which otherwise costs a JSON Lines batch as much
-        as the decisions themselves."""
-        return _ENCODE(self)
+        as the decisions themselves. An empty ``warnings`` (the last field) is cut off the end."""
+        data = _ENCODE(self)
+        if self.warnings:
+            return data
+        return data[: -len(_NO_WARNINGS)] + b"}"
+
+
+_NO_WARNINGS = b',"warnings":[]}'
 
 
 class GrantHit(msgspec.Struct, frozen=True, gc=False):
@@ -360,8 +375,17 @@ def decide(ix: Indexes, request: AccessRequest, *, explain: bool = True) -> Deci
     return _decide(ix, request, ix.levels(request.scope), explain)
 
 
-def decide_batch(ix: Indexes, requests: Sequence[AccessRequest]) -> list[Decision]:
-    """The decisions for many requests, in their order, each exactly as :func:`decide` gives it.
+def decide_batch(
+    ix: Indexes,
+    requests: Sequence[AccessRequest],
+    *,
+    notes: Notes | None = None,
+) -> list[Decision]:
+    """The decisions for many requests, in their order, each exactly as :func:`decide` gives it;
+    with ``notes`` (an :class:`~auditor.access.advice.Advisor`), each carrying the warnings
+    ``notes`` gives for its request: the scope's once per run of requests at one scope, the rest
+    right after the decision, while the request's strings are still in the processor's caches
+    (see :meth:`AccessEngine.check_many`).
 
     The requests are taken sorted by scope: requests at one scope or in one subscription then
     meet the same levels, tables and entries while these are still in the processor's caches,
@@ -371,7 +395,12 @@ def decide_batch(ix: Indexes, requests: Sequence[AccessRequest]) -> list[Decisio
     is decided with the garbage collector paused (and left as it was found)."""
     count = len(requests)
     if count < 2:
-        return [decide(ix, request) for request in requests]
+        decisions = [decide(ix, request) for request in requests]
+        if notes is not None and decisions:
+            found = notes.request(requests[0])
+            if found:
+                decisions[0] = _with_warnings(decisions[0], found)
+        return decisions
     enabled = gc.isenabled()
     if enabled and count >= _QUIET_BATCH:
         gc.disable()  # see _QUIET_BATCH
@@ -381,26 +410,93 @@ def decide_batch(ix: Indexes, requests: Sequence[AccessRequest]) -> list[Decisio
         out: list[Decision | None] = [None] * count
         last = scopes[order[0]]
         levels = ix.levels(last)
+        principals = ix.principal_cache.get
+        plans = ix.plan_cache
+        if notes is None:
+            for i in order:
+                request = requests[i]
+                if request.scope != last:
+                    last = request.scope
+                    levels = ix.levels(last)
+                seen = principals(request.principalId) or ix.principal(request.principalId)
+                plan = plans[request.dataAction].get(request.action) or ix.plan(
+                    request.action, request.dataAction
+                )
+                out[i] = _decided(ix, request, levels, True, seen, plan)
+            return out  # type: ignore[return-value]  # every place is filled
+        here = notes.scope(last)
         for i in order:
             request = requests[i]
             if request.scope != last:
                 last = request.scope
                 levels = ix.levels(last)
-            out[i] = _decide(ix, request, levels, True)
+                here = notes.scope(last)
+            seen = principals(request.principalId) or ix.principal(request.principalId)
+            plan = plans[request.dataAction].get(request.action) or ix.plan(
+                request.action, request.dataAction
+            )
+            decision = _decided(ix, request, levels, True, seen, plan)
+            # what the decision's look-ups found: whether the snapshot knows the principal, and
+            # the operation (its plan's flag, set on first meeting it)
+            p = _NONE if seen[3] else notes.principal(request.principalId)
+            known = plan.known
+            if known:
+                a = _NONE
+            else:
+                a = notes.action(request.action, request.dataAction)
+                if known is None:
+                    plan.known = not a
+            if p or here or a or request.attributes:
+                found = p + here + a + notes.attributes(request)
+                if found:
+                    decision = _with_warnings(decision, found)
+            out[i] = decision
     finally:
         if enabled:
             gc.enable()
     return out  # type: ignore[return-value]  # every place is filled
 
 
+_NONE: tuple[str, ...] = ()
+
+
+class Notes(Protocol):
+    """What :func:`decide_batch` asks for warnings (see :class:`~auditor.access.advice.Advisor`)."""
+
+    def request(self, request: AccessRequest) -> tuple[str, ...]: ...
+    def principal(self, principal_id: str) -> tuple[str, ...]: ...
+    def scope(self, scope: str) -> tuple[str, ...]: ...
+    def action(self, action: str, data: bool) -> tuple[str, ...]: ...
+    def attributes(self, request: AccessRequest) -> tuple[str, ...]: ...
+
+
+def _with_warnings(decision: Decision, warnings: tuple[str, ...]) -> Decision:
+    return msgspec.structs.replace(decision, warnings=warnings)
+
+
 def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) -> Decision:
     # the caches read inline: a method call saved per request on a path taken 50k times a second
-    known = ix.principal_cache.get(request.principalId)
-    principal, identities, clean = known or ix.principal(request.principalId)
+    seen = ix.principal_cache.get(request.principalId) or ix.principal(request.principalId)
     plan = ix.plan_cache[request.dataAction].get(request.action) or ix.plan(
         request.action, request.dataAction
     )
+    return _decided(ix, request, levels, explain, seen, plan)
+
+
+def _decided(
+    ix: Indexes,
+    request: AccessRequest,
+    levels: Levels,
+    explain: bool,
+    seen: tuple[str, tuple[str, ...], bool, bool],
+    plan: OpPlan,
+) -> Decision:
+    """The decision, the principal's cache entry and the operation's plan looked up (by
+    :func:`_decide`, or inline by :func:`decide_batch`, which reads them again for warnings)."""
+    principal, identities, clean, _known = seen
     ctx = _Ctx(request)
+    # no deny assignment that would reach this principal can have been skipped (the usual case)
+    quiet = clean and not plan.clean_skips
 
     if levels.deny_levels:
         blocking, denies = deny_hits(identities, levels, plan, ctx, clean)
@@ -426,7 +522,10 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
             request.principalId,
             request.action,
             request.scope,
-            reason=_reason_not_granted(ix, request, principal, grants) if explain else "",
+            reason=_reason_not_granted(ix, request, principal, grants)
+            + ("" if quiet else _skipped_denies(ix, principal, identities, levels, plan, clean))
+            if explain
+            else "",
         )
     definite = [g for g in grants if g.value is True]
     maybe = [g for g in grants if g.value is None] if len(definite) < len(grants) else []
@@ -436,7 +535,10 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
             request.principalId,
             request.action,
             request.scope,
-            reason=_reason_not_granted(ix, request, principal, grants) if explain else "",
+            reason=_reason_not_granted(ix, request, principal, grants)
+            + ("" if quiet else _skipped_denies(ix, principal, identities, levels, plan, clean))
+            if explain
+            else "",
         )
     if len(denies) > 1:
         denies.sort(key=_deny_order)
@@ -451,7 +553,10 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
                 request.action,
                 request.scope,
                 granted_by,
-                reason=_reason_allowed(ix, request, principal, definite) if explain else "",
+                reason=_reason_allowed(ix, request, principal, definite)
+                + ("" if quiet else _skipped_denies(ix, principal, identities, levels, plan, clean))
+                if explain
+                else "",
             )
         return Decision(
             "conditional",
@@ -462,6 +567,7 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
             _unique([d.deny.id for d in denies]),
             _unique([c for d in denies for c in d.conditions]),
             _reason_conditional(ix, request, principal, identities, definite, denies)
+            + ("" if quiet else _skipped_denies(ix, principal, identities, levels, plan, clean))
             if explain
             else "",
         )
@@ -476,7 +582,10 @@ def _decide(ix: Indexes, request: AccessRequest, levels: Levels, explain: bool) 
         _unique(
             [c for d in denies for c in d.conditions] + [c for g in maybe for c in g.conditions]
         ),
-        _reason_conditional(ix, request, principal, identities, maybe, denies) if explain else "",
+        _reason_conditional(ix, request, principal, identities, maybe, denies)
+        + ("" if quiet else _skipped_denies(ix, principal, identities, levels, plan, clean))
+        if explain
+        else "",
     )
 
 
@@ -579,9 +688,11 @@ def _reason_not_granted(
         hit = min(grants, key=lambda g: _grant_order(g, principal))
         role = ix.catalogue.name(hit.assignment.role)
         where = hit.assignment.record.properties.scope or "/"
+        reads = reads_phrase(_grant_conds(hit), request.attributes)
+        needs = f", which reads {reads}," if reads else ""
         return (
             f"Not granted: role '{role}' at {where} would grant {_operation(request)}, but its "
-            "condition is false for this request, and no other role assignment grants it."
+            f"condition{needs} is false for this request, and no other role assignment grants it."
         )
     return (
         f"Not granted: no role assignment at {request.scope} or above, to the principal or any "
@@ -599,20 +710,103 @@ def _reason_conditional(
 ) -> str:
     unknown = "the request's attributes" if request.attributes is None else "this request"
     grant = _grant_phrase(ix, principal, grants[0])
+    undecided: list[Cond | None] = [c for g in grants if g.value is None for c in _grant_conds(g)]
+    for hit in denies:
+        undecided += _deny_conds(hit.deny)
+    unusable = [c for c in undecided if c is not None and c.problem is not None]
+    reads = reads_phrase([c for c in undecided if c not in unusable], request.attributes)
+    needs = f" The answer depends on {reads}." if reads else ""
+    if unusable:
+        needs += f" A condition cannot be used, so no attribute settles it: {unusable[0].problem}."
     if grants[0].value is True:
         deny = _deny_phrase(ix, principal, identities, denies[0].deny)
         return (
             f"Conditional: {grant} grants {_operation(request)}, but {deny} blocks it where its "
-            f"condition holds, which cannot be decided from {unknown}."
+            f"condition holds, which cannot be decided from {unknown}.{needs}"
         )
     if denies:
         deny = _deny_phrase(ix, principal, identities, denies[0].deny)
         return (
             f"Conditional: {grant} grants {_operation(request)} only where its condition holds, "
             f"and {deny} blocks it where its condition holds; neither can be decided from "
-            f"{unknown}."
+            f"{unknown}.{needs}"
         )
     return (
         f"Conditional: {grant} grants {_operation(request)} only where its condition holds, "
-        f"which cannot be decided from {unknown}."
+        f"which cannot be decided from {unknown}.{needs}"
     )
+
+
+def _grant_conds(hit: GrantHit) -> list[Cond | None]:
+    """The conditions a grant's value comes from: the assignment's and its matching permissions'."""
+    return [hit.assignment.cond, *(p.cond for p in hit.permissions)]
+
+
+def _deny_conds(deny: DenyEntry) -> list[Cond | None]:
+    return [deny.cond, *(p.cond for p in deny.permissions)]
+
+
+# ------------------------------------------------------------------------- denies that do not apply
+
+_AT_SCOPE_ONLY = "it applies only at its own scope (doNotApplyToChildScopes)"
+
+
+def _skipped_denies(
+    ix: Indexes,
+    principal: str,
+    identities: tuple[str, ...],
+    levels: Levels,
+    plan: OpPlan,
+    clean: bool,
+) -> str:
+    """A sentence naming the nearest deny assignment that blocks the operation at the scope or
+    above and would reach the principal, but does not apply: it sits above the requested scope
+    with ``doNotApplyToChildScopes``, or its ``excludePrincipals`` hold the principal or one of its
+    groups ("" when there is none). Only for the reasons of answers that are not denials."""
+    if not levels.deny_levels or not plan.denies:
+        return ""
+    found: list[tuple[DenyEntry, str]] = []
+    by_level = plan.denies
+    base = levels.base
+    for level, height in levels.deny_levels:
+        at = by_level.get(level)
+        if at is None:
+            continue
+        above = base != height
+        if above:
+            found += [(deny, _AT_SCOPE_ONLY) for deny in at.everyone_here]
+        if not clean:
+            for deny in at.unless:
+                if not deny.excluded.isdisjoint(identities):
+                    found.append((deny, _excludes(ix, principal, identities, deny)))
+        for deny, _perms in at.others_everyone if clean else at.others:
+            if not (deny.everyone or not deny.principals.isdisjoint(identities)):
+                continue
+            if above and deny.at_scope_only:
+                found.append((deny, _AT_SCOPE_ONLY))
+            elif deny.excludes_everyone or not deny.excluded.isdisjoint(identities):
+                found.append((deny, _excludes(ix, principal, identities, deny)))
+    if not found:
+        return ""
+    deny, why = found[0]
+    where = deny.record.properties.scope or "/"
+    count = len({id(d) for d, _ in found})
+    more = ""
+    if count > 1:
+        other = count - 1
+        many = other > 1
+        more = (
+            f" ({other} more deny assignment{'s' if many else ''} "
+            f"do{'' if many else 'es'} not apply either)"
+        )
+    return f" Deny assignment '{deny.name}' at {where} does not apply: {why}{more}."
+
+
+def _excludes(ix: Indexes, principal: str, identities: tuple[str, ...], deny: DenyEntry) -> str:
+    if principal in deny.excluded:
+        return "it excludes the principal (excludePrincipals)"
+    groups = sorted(deny.excluded.intersection(identities))
+    if groups:
+        name = ix.directory.name(groups[0])
+        return f"it excludes group '{name}' that the principal belongs to (excludePrincipals)"
+    return "it excludes every principal (excludePrincipals)"

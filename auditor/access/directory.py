@@ -63,6 +63,12 @@ class Directory:
             self._display[sys.intern(key)] = key if key == principal_id else principal_id
         return key
 
+    def knows(self, key: str) -> bool:
+        """True when the principal key was registered: a directory entry, a group some entry is a
+        member of, or (in the engine's directory, see :class:`~auditor.access.indexes.Indexes`)
+        a principal that a role or deny assignment names or excludes."""
+        return key in self._display
+
     def display(self, key: str) -> str:
         """The id as first seen."""
         return self._display.get(key, key)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from auditor.access import analysis, queries
+from auditor.access.advice import advisor
 from auditor.access.decision import AccessRequest, Decision, decide, decide_batch
 from auditor.access.gdpr import gdpr_export
 from auditor.access.indexes import Indexes
+from auditor.access.principals import ResolvedPrincipal, engine_resolver
 from auditor.access.requests import parse_request
 from auditor.estate.snapshot import Snapshot, load_snapshot
 
@@ -43,16 +48,40 @@ class AccessEngine:
     def snapshot(self) -> Snapshot:
         return self.indexes.snapshot
 
+    # -- principals and warnings
+
+    def resolve_principal(self, text: str) -> ResolvedPrincipal:
+        """The principal a person names by id, e-mail address, user principal name or display
+        name (see :mod:`auditor.access.principals`); InputError when the name is ambiguous (the
+        candidates are listed) or names nobody and is no GUID."""
+        return engine_resolver(self.indexes).resolve(text)
+
+    def warnings(self, request: AccessRequest) -> tuple[str, ...]:
+        """What the request names that the estate does not know: an unknown principal, a scope
+        outside the estate, an unknown action, an attribute no condition on the path reads (see
+        :mod:`auditor.access.advice`). Remembered per distinct principal, scope and action."""
+        return advisor(self.indexes).request(request)
+
     # -- decisions
 
-    def check(self, request: AccessRequest | Mapping[str, Any]) -> Decision:
-        """The decision for one request (an :class:`AccessRequest` or its JSON object)."""
+    def check(self, request: AccessRequest | Mapping[str, Any], *, warn: bool = False) -> Decision:
+        """The decision for one request (an :class:`AccessRequest` or its JSON object); with
+        ``warn``, carrying the request's :meth:`warnings` (the command line always asks)."""
         if not isinstance(request, AccessRequest):
             request = parse_request(request)
-        return decide(self.indexes, request)
+        decision = decide(self.indexes, request)
+        return self._warned(request, decision) if warn else decision
+
+    def _warned(self, request: AccessRequest, decision: Decision) -> Decision:
+        found = advisor(self.indexes).request(request)
+        return msgspec.structs.replace(decision, warnings=found) if found else decision
 
     def check_many(
-        self, requests: Iterable[AccessRequest], *, window: int | None = None
+        self,
+        requests: Iterable[AccessRequest],
+        *,
+        window: int | None = None,
+        warn: bool = False,
     ) -> Iterator[Decision]:
         """Decisions for many requests, lazily, in order.
 
@@ -62,14 +91,17 @@ class AccessEngine:
         to 1 for any other iterable, so that a stream (say a pipe someone types into) is
         answered request by request; a caller that reads a file can pass a larger window. When
         reading a request fails, the decisions of the requests read before it are given first.
+        With ``warn``, each decision carries its request's :meth:`warnings`.
         """
         ix = self.indexes
         if window is None:
             window = BATCH_WINDOW if isinstance(requests, Sequence) else 1
         if window <= 1:
             for request in requests:
-                yield decide(ix, request)
+                decision = decide(ix, request)
+                yield self._warned(request, decision) if warn else decision
             return
+        answer = self._answers_warned if warn else decide_batch
         iterator = iter(requests)
         while True:
             chunk: list[AccessRequest] = []
@@ -79,23 +111,45 @@ class AccessEngine:
                     if len(chunk) >= window:
                         break
             except Exception:  # a bad request: first answer those read before it
-                yield from decide_batch(ix, chunk)
+                yield from answer(ix, chunk)
                 raise
             if not chunk:
                 return
-            yield from decide_batch(ix, chunk)
+            yield from answer(ix, chunk)
             if len(chunk) < window:
                 return
 
+    @staticmethod
+    def _answers_warned(ix: Indexes, chunk: list[AccessRequest]) -> list[Decision]:
+        """:func:`decide_batch`, each decision carrying its request's warnings (remembered per
+        principal, scope and action: a batch pays a few look-ups a request)."""
+        return decide_batch(ix, chunk, notes=advisor(ix))
+
     # -- queries
 
-    def who(self, action: str, scope: str, data_action: bool = False) -> queries.WhoResult:
-        """Every principal a grant at ``scope`` or above reaches, with its decision."""
-        return queries.who(self.indexes, action, scope, data_action)
+    def who(
+        self, action: str, scope: str, data_action: bool = False, *, warn: bool = False
+    ) -> queries.WhoResult:
+        """Every principal a grant at ``scope`` or above reaches, with its decision; with
+        ``warn``, warnings for an unknown action or a scope outside the estate."""
+        result = queries.who(self.indexes, action, scope, data_action)
+        if not warn:
+            return result
+        notes = advisor(self.indexes)
+        found = notes.scope(scope) + notes.action(action, data_action)
+        return dataclasses.replace(result, warnings=found) if found else result
 
-    def what(self, principal_id: str, scope: str | None = None) -> queries.WhatResult:
-        """Every role and operation pattern the principal holds, per scope, after denies."""
-        return queries.what(self.indexes, principal_id, scope)
+    def what(
+        self, principal_id: str, scope: str | None = None, *, warn: bool = False
+    ) -> queries.WhatResult:
+        """Every role and operation pattern the principal holds, per scope, after denies; with
+        ``warn``, warnings for an unknown principal or a scope outside the estate."""
+        result = queries.what(self.indexes, principal_id, scope)
+        if not warn:
+            return result
+        notes = advisor(self.indexes)
+        found = notes.principal(principal_id) + (notes.scope(scope) if scope else ())
+        return dataclasses.replace(result, warnings=found) if found else result
 
     def escalations(self, *, include_conditional: bool = False) -> list[analysis.Escalation]:
         """RBAC-010: shadow administrators, one per principal and scope, with the path."""

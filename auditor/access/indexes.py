@@ -188,6 +188,14 @@ class OpPlan:
     data: bool
     roles: dict[str, tuple[CompiledPermission, ...]]
     denies: dict[str, DenyLevel]
+    clean_skips: frozenset[str] = frozenset()
+    """The levels of :attr:`denies` where a deny assignment naming every principal does not apply
+    to a principal that no deny assignment names or excludes: one with
+    ``doNotApplyToChildScopes`` (below its scope) or excluding every principal. A reason names
+    such a deny (see the decision); elsewhere such a principal meets none."""
+    known: bool | None = None
+    """Whether the estate knows the operation (see :mod:`auditor.access.advice`); None until a
+    batch that asks for warnings first meets it."""
 
 
 class DenyLevel(msgspec.Struct, frozen=True, gc=False):
@@ -306,7 +314,7 @@ class Indexes:
         self.plan_cache: tuple[dict[str, OpPlan], dict[str, OpPlan]] = ({}, {})
         """Operation plans by the action as requested, control plane then data plane (filled by
         :meth:`plan`; the decision reads it directly, a method call saved per request)."""
-        self.principal_cache: dict[str, tuple[str, tuple[str, ...], bool]] = {}
+        self.principal_cache: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {}
         """What :meth:`principal` found, by the principal id as requested (read directly by the
         decision likewise)."""
         self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
@@ -522,15 +530,21 @@ class Indexes:
             self._levels_by_key[key] = hit
         return hit
 
-    def principal(self, principal_id: str) -> tuple[str, tuple[str, ...], bool]:
+    def principal(self, principal_id: str) -> tuple[str, tuple[str, ...], bool, bool]:
         """A requested principal id's key, its identities (the key and every group it belongs to,
-        as a tuple: see :meth:`Directory.identity_tuple`), and whether no deny assignment names
-        or excludes any of them (cached)."""
+        as a tuple: see :meth:`Directory.identity_tuple`), whether no deny assignment names
+        or excludes any of them, and whether the snapshot knows it (:meth:`Directory.knows`;
+        cached)."""
         hit = self.principal_cache.get(principal_id)
         if hit is None:
             key = principal_id.lower()
             identities = self.directory.identity_tuple(key)
-            hit = (key, identities, self.deny_subjects.isdisjoint(identities))
+            hit = (
+                key,
+                identities,
+                self.deny_subjects.isdisjoint(identities),
+                self.directory.knows(key),
+            )
             if len(self.principal_cache) >= _PRINCIPALS_LIMIT:
                 self.principal_cache.clear()
             self.principal_cache[principal_id] = hit
@@ -582,11 +596,18 @@ class Indexes:
                     group[2].append(deny)
                     continue
             group[3].append((deny, tuple(deny.permissions[i] for i in picked)))
+        denies = {level: _deny_level(*group) for level, group in groups.items()}
         return OpPlan(
             operation,
             data,
             self.catalogue.per_operation(operation, data),
-            {level: _deny_level(*group) for level, group in groups.items()},
+            denies,
+            frozenset(
+                level
+                for level, at in denies.items()
+                if at.everyone_here
+                or any(d.at_scope_only or d.excludes_everyone for d, _p in at.others_everyone)
+            ),
         )
 
     @property

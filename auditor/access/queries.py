@@ -90,6 +90,9 @@ class WhoResult:
     scope: str
     dataAction: bool
     entries: tuple[WhoEntry, ...]
+    warnings: tuple[str, ...] = ()
+    """What the question named that the estate does not know (see :mod:`auditor.access.advice`;
+    filled by :meth:`AccessEngine.who` when asked)."""
 
     def by_decision(self, decision: Verdict) -> tuple[WhoEntry, ...]:
         return tuple(e for e in self.entries if e.decision == decision)
@@ -114,7 +117,7 @@ class WhoResult:
             "allowed": [e.to_wire() for e in self.allowed],
             "conditional": [e.to_wire() for e in self.conditional],
             "denied": [e.to_wire() for e in self.denied],
-        }
+        } | ({"warnings": list(self.warnings)} if self.warnings else {})
 
 
 def _principal_type(ix: Indexes, key: str, hint: str | None) -> str | None:
@@ -286,6 +289,9 @@ class WhatResult:
     principalId: str
     scope: str | None
     holdings: tuple[Holding, ...]
+    warnings: tuple[str, ...] = ()
+    """What the question named that the estate does not know (see :mod:`auditor.access.advice`;
+    filled by :meth:`AccessEngine.what` when asked)."""
 
     def by_scope(self) -> dict[str, list[Holding]]:
         out: dict[str, list[Holding]] = {}
@@ -301,7 +307,7 @@ class WhatResult:
                 {"scope": scope, "holdings": [h.to_wire() for h in holdings]}
                 for scope, holdings in self.by_scope().items()
             ],
-        }
+        } | ({"warnings": list(self.warnings)} if self.warnings else {})
 
 
 def applicable_denies(
