@@ -20,7 +20,9 @@ from auditor.inert import TERMINAL_LIMIT, inert, inert_json
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from auditor.access import AccessEngine, Decision, WhatResult, WhoResult
+    from auditor.access import AccessEngine, Decision, ResolvedPrincipal, WhatResult, WhoResult
+    from auditor.access.directory import Directory
+    from auditor.estate.snapshot import Snapshot
 
 _FORMATS = ("json", "text")
 
@@ -33,6 +35,15 @@ _ATTRIBUTE = typer.Option(
     "Given at least once, attributes are concrete: those not listed are absent.",
     metavar="KEY=VALUE",
 )
+_STRICT = typer.Option(
+    False,
+    "--strict",
+    help="Exit 2 when the answer carries a warning (an unknown principal, a scope outside the "
+    "estate, an unknown action, an attribute no condition reads); the answer is printed first.",
+)
+_PRINCIPAL_HELP = (
+    "Principal: its id, e-mail address, user principal name or display name (ignoring case)."
+)
 _OUTPUT = typer.Option(
     None,
     "-o",
@@ -44,10 +55,11 @@ _OUTPUT = typer.Option(
 
 def _engine(path: str) -> AccessEngine:
     from auditor.access import AccessEngine
+    from auditor.cli._estate import read_estate
     from auditor.cli._progress import stage
 
     with stage(f"Loading and indexing {path}"):
-        return AccessEngine.from_file(path)
+        return AccessEngine.from_snapshot(read_estate(path))
 
 
 def _console() -> Console:
@@ -103,12 +115,16 @@ _STYLE = {
 }
 
 
-def _print_decision(console: Console, decision: Decision) -> None:
+def _print_decision(
+    console: Console, decision: Decision, resolved: ResolvedPrincipal | None = None
+) -> None:
     style = _STYLE.get(decision.decision, "bold")
     console.print(
         f"[{style}]{decision.decision.upper()}[/{style}]  {_shown(decision.principalId)}  "
         f"{_shown(decision.action)}  at  {_shown(decision.scope)}"
     )
+    if resolved is not None and resolved.matchedBy not in ("id", "unknownId"):
+        console.print(f"  principal: {_shown(resolved.describe())}")
     console.print(f"  {_shown(decision.reason)}")
     for label, values in (
         ("granted by", decision.grantedBy),
@@ -117,6 +133,28 @@ def _print_decision(console: Console, decision: Decision) -> None:
     ):
         for value in values:
             console.print(f"  {label}: {_shown(value)}")
+    _print_warnings(console, decision.warnings)
+
+
+def _print_warnings(console: Console, warnings: tuple[str, ...]) -> None:
+    for warning in warnings:
+        console.print(f"  [bold yellow]warning:[/bold yellow] {_shown(warning)}")
+
+
+def _strict(warnings: int, what: str, snapshot: str) -> None:
+    """``--strict``: warnings make the command an input error (exit 2), after the answer."""
+    if warnings:
+        raise InputError(
+            f"{what} carries {warnings:,} warning{'' if warnings == 1 else 's'} (the request "
+            f"names what the snapshot {snapshot} does not hold)",
+            source="--strict",
+        )
+
+
+def _resolve(engine: AccessEngine, principal: str) -> ResolvedPrincipal:
+    """The principal a person named (id, e-mail, UPN or display name); ambiguous or unknown
+    names are input errors (see :mod:`auditor.access.principals`)."""
+    return engine.resolve_principal(principal)
 
 
 def _request_lines(path: str) -> Iterator[bytes]:
@@ -138,7 +176,7 @@ def register(app: typer.Typer) -> None:
     def check(
         snapshot: str = _SNAPSHOT,
         principal: str | None = typer.Option(
-            None, "--principal", help="Principal id.", metavar="ID"
+            None, "--principal", help=_PRINCIPAL_HELP, metavar="ID|EMAIL|NAME"
         ),
         action: str | None = typer.Option(None, "--action", help="Operation.", metavar="OP"),
         scope: str | None = typer.Option(None, "--scope", help="Scope.", metavar="SCOPE"),
@@ -156,8 +194,12 @@ def register(app: typer.Typer) -> None:
             metavar="FILE.jsonl",
         ),
         output_format: str = _FORMAT,
+        strict: bool = _STRICT,
     ) -> None:
-        """Decide one request, or a JSON Lines batch (answered in order, streaming)."""
+        """Decide one request, or a JSON Lines batch (answered in order, streaming).
+
+        A decision names what the request asks about that the estate does not know (warnings,
+        exit 0; 2 with --strict). Requests in a batch name principals by id."""
         from auditor.access import BATCH_WINDOW, AccessRequest, read_request_lines
 
         fmt = _check_format(output_format)
@@ -183,35 +225,48 @@ def register(app: typer.Typer) -> None:
                     f'expected a scope starting with "/", found {scope!r}', source="--scope"
                 )
             attributes = dict(_attribute(a) for a in attribute) if attribute else None
+            resolved = _resolve(engine, principal)
             request = AccessRequest(
-                principalId=principal,
+                principalId=resolved.id,
                 action=action,
                 scope=scope,
                 dataAction=data_action,
                 subOperation=sub_operation,
                 attributes=attributes,
             )
-            decision = engine.check(request)
+            decision = engine.check(request, warn=True)
             if fmt == "json":
                 typer.echo(inert_json(decision.to_json().decode()))
             else:
-                _print_decision(_console(), decision)
+                _print_decision(_console(), decision, resolved)
+            if strict:
+                _strict(len(decision.warnings), "the answer", snapshot)
             return
         source = "<stdin>" if requests == "-" else requests
         stream = read_request_lines(_request_lines(requests), source=source)
         # someone typing requests is answered line by line; files and pipes are decided a
         # window at a time (faster, same answers in the same order)
         window = 1 if requests == "-" and sys.stdin.isatty() else BATCH_WINDOW
+        warned = 0
         if fmt == "json":
             write = sys.stdout.write
-            for decision in engine.check_many(stream, window=window):
+            for decision in engine.check_many(stream, window=window, warn=True):
                 write(inert_json(decision.to_json().decode()))
                 write("\n")
+                warned += bool(decision.warnings)
             sys.stdout.flush()
         else:
             console = _console()
-            for decision in engine.check_many(stream, window=window):
+            for decision in engine.check_many(stream, window=window, warn=True):
                 _print_decision(console, decision)
+                warned += bool(decision.warnings)
+        if strict and warned:
+            raise InputError(
+                f"{warned:,} decision{'' if warned == 1 else 's'} of the batch carr"
+                f"{'ies' if warned == 1 else 'y'} warnings (the requests name what the "
+                f"snapshot {snapshot} does not hold)",
+                source="--strict",
+            )
 
     @access.command("who")
     def who(
@@ -222,6 +277,7 @@ def register(app: typer.Typer) -> None:
             False, "--data-action", help="The operation is a data action."
         ),
         output_format: str = _FORMAT,
+        strict: bool = _STRICT,
     ) -> None:
         """Who may perform OP at SCOPE (through groups, with the path), and who a deny blocks."""
         fmt = _check_format(output_format)
@@ -229,20 +285,25 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 f'expected a scope starting with "/", found {scope!r}', source="--scope"
             )
-        result = _engine(snapshot).who(action, scope, data_action)
+        result = _engine(snapshot).who(action, scope, data_action, warn=True)
         if fmt == "json":
             typer.echo(_dump(result.to_wire()))
         else:
             _print_who(_console(), result)
+        if strict:
+            _strict(len(result.warnings), "the answer", snapshot)
 
     @access.command("what")
     def what(
         snapshot: str = _SNAPSHOT,
-        principal: str = typer.Option(..., "--principal", help="Principal id.", metavar="ID"),
+        principal: str = typer.Option(
+            ..., "--principal", help=_PRINCIPAL_HELP, metavar="ID|EMAIL|NAME"
+        ),
         scope: str | None = typer.Option(
             None, "--scope", help="Only what applies at this scope.", metavar="SCOPE"
         ),
         output_format: str = _FORMAT,
+        strict: bool = _STRICT,
     ) -> None:
         """Every role and operation pattern a principal holds, per scope, after denies."""
         fmt = _check_format(output_format)
@@ -250,11 +311,15 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 f'expected a scope starting with "/", found {scope!r}', source="--scope"
             )
-        result = _engine(snapshot).what(principal, scope)
+        engine = _engine(snapshot)
+        resolved = _resolve(engine, principal)
+        result = engine.what(resolved.id, scope, warn=True)
         if fmt == "json":
             typer.echo(_dump(result.to_wire()))
         else:
-            _print_what(_console(), result)
+            _print_what(_console(), result, resolved)
+        if strict:
+            _strict(len(result.warnings), "the answer", snapshot)
 
     @gdpr.command("export")
     def export(
@@ -268,15 +333,18 @@ def register(app: typer.Typer) -> None:
             help="The subject's e-mail (resolved through the directory).",
             metavar="ADDRESS",
         ),
+        principal: str | None = typer.Option(
+            None, "--principal", help=_PRINCIPAL_HELP, metavar="ID|EMAIL|NAME"
+        ),
         output: list[str] | None = _OUTPUT,
     ) -> None:
         """Every record of the snapshot that names one data subject."""
         from auditor.access import gdpr_export
         from auditor.estate._files import write_atomic
-        from auditor.estate.snapshot import load_snapshot
+        from auditor.cli._estate import read_estate
 
-        if (principal_id is None) == (email is None):
-            raise InputError("give exactly one of --principal-id and --email")
+        if sum(v is not None for v in (principal_id, email, principal)) != 1:
+            raise InputError("give exactly one of --principal-id, --email and --principal")
         targets: list[tuple[str, str | None]] = []
         for item in output or ["json"]:
             fmt, _, target = item.partition("=")
@@ -288,7 +356,11 @@ def register(app: typer.Typer) -> None:
             if fmt == "pdf" and not target:
                 raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
             targets.append((fmt, target or None))
-        document = gdpr_export(load_snapshot(snapshot), principal_id=principal_id, email=email)
+        loaded = read_estate(snapshot)
+        directory = None
+        if principal is not None:
+            principal_id, directory = _gdpr_subject(loaded, principal)
+        document = gdpr_export(loaded, principal_id=principal_id, email=email, directory=directory)
         text = inert_json(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
         for fmt, path in targets:
             if fmt == "pdf" and path is not None:
@@ -300,13 +372,34 @@ def register(app: typer.Typer) -> None:
             else:
                 write_atomic(Path(path), text.encode("utf-8"), overwrite=True, what="export file")
 
+    _register_diff(access)
     app.add_typer(access)
     app.add_typer(gdpr)
+
+
+def _gdpr_subject(snapshot: Snapshot, principal: str) -> tuple[str, Directory]:
+    """``gdpr export --principal``: the subject's id (a name or address resolved through the
+    directory and the deny assignments' principals), and the directory built for it."""
+    from auditor.access import resolve_principal
+    from auditor.access.directory import Directory
+    from auditor.inert import inert_message
+
+    directory = Directory(snapshot.principals)
+    resolved = resolve_principal(snapshot, principal, directory=directory)
+    if not resolved.known:
+        sys.stderr.write(
+            f"auditor: warning: {inert_message(resolved.describe())}: no record of the "
+            "snapshot names this id\n"
+        )
+    elif resolved.matchedBy != "id":
+        sys.stderr.write(f"auditor: note: {inert_message(resolved.describe())}\n")
+    return resolved.id, directory
 
 
 def _print_who(console: Console, result: WhoResult) -> None:
     kind = "data action" if result.dataAction else "action"
     console.print(f"Who can perform {kind} {_shown(result.action)} at {_shown(result.scope)}")
+    _print_warnings(console, result.warnings)
     for entry in result.entries:
         style = _STYLE.get(entry.decision, "bold")
         name = entry.displayName or entry.principalId
@@ -328,9 +421,14 @@ def _print_who(console: Console, result: WhoResult) -> None:
     )
 
 
-def _print_what(console: Console, result: WhatResult) -> None:
+def _print_what(
+    console: Console, result: WhatResult, resolved: ResolvedPrincipal | None = None
+) -> None:
     where = f" at {_shown(result.scope)}" if result.scope else ""
     console.print(f"What {_shown(result.principalId)} holds{where}")
+    if resolved is not None and resolved.matchedBy not in ("id", "unknownId"):
+        console.print(f"  principal: {_shown(resolved.describe())}")
+    _print_warnings(console, result.warnings)
     groups = result.by_scope()
     if not groups:
         console.print("  no role assignments")
@@ -354,3 +452,57 @@ def _print_what(console: Console, result: WhatResult) -> None:
                 excluded = perm.notActions + perm.notDataActions
                 if excluded:
                     console.print(f"    except  {', '.join(_shown(x) for x in excluded)}")
+
+
+_DIFF_FORMATS = ("text", "json")
+_DIFF_OUTPUT = typer.Option(
+    None,
+    "-o",
+    "--output",
+    help="text or json, to the terminal or to FORMAT=PATH; repeatable.",
+    metavar="FORMAT[=PATH]",
+)
+
+
+def _register_diff(access: typer.Typer) -> None:
+    """Add ``access diff BEFORE AFTER`` (contracts §5, §9) to the ``access`` group."""
+
+    @access.command("diff")
+    def diff(
+        before: str = typer.Argument(..., help="Snapshot before the change.", metavar="BEFORE"),
+        after: str = typer.Argument(..., help="Snapshot after the change.", metavar="AFTER"),
+        all_actions: bool = typer.Option(
+            False,
+            "--all-actions",
+            help="Compare every action and data action a role names, not only the privileged "
+            "operations.",
+        ),
+        output: list[str] | None = _DIFF_OUTPUT,
+    ) -> None:
+        """What the change from BEFORE to AFTER grants and takes away: every principal, privileged
+        operation and scope whose decision differs, with the membership path and assignment behind
+        it (exit 0: the delta is information)."""
+        from auditor.access import access_delta
+        from auditor.estate._files import write_atomic
+        from auditor.report.access_delta import delta_json, delta_text
+
+        targets: list[tuple[str, str | None]] = []
+        for item in output or ["text"]:
+            fmt, sep, target = item.partition("=")
+            fmt = fmt.strip().lower()
+            if fmt not in _DIFF_FORMATS:
+                raise InputError(
+                    f"the access delta is available as text or json, found {fmt!r}", source="-o"
+                )
+            if sep and not target.strip():
+                raise InputError(f"expected a path after {fmt}=", source="-o")
+            targets.append((fmt, target.strip() if sep else None))
+        delta = access_delta(_engine(before), _engine(after), all_actions=all_actions)
+        for fmt, path in targets:
+            text = delta_json(delta) if fmt == "json" else delta_text(delta)
+            if path is None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                write_atomic(Path(path), text.encode("utf-8"), overwrite=True, what=f"{fmt} file")
+                sys.stderr.write(f"wrote {fmt} access delta to {inert(path)}\n")
