@@ -134,7 +134,7 @@ class EstateCoverage:
 
 def plan_inputs(plan: Plan) -> list[dict[str, Any]]:
     """A plan's files as coverage inputs: each file with the requests read from it."""
-    per_file: dict[str, int] = {}
+    per_file: dict[str, int] = dict.fromkeys(plan.inputs, 0)  # files read, requests or not
     for request in plan.requests:
         file = request.source.file if request.source is not None else plan.source or "<plan>"
         per_file[file] = per_file.get(file, 0) + 1

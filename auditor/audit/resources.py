@@ -124,7 +124,8 @@ def snapshot_resources(snapshot: Snapshot) -> dict[ResourceKind, list[Resource]]
 
 
 def plan_resources(plan: Plan) -> dict[ResourceKind, list[Resource]]:
-    """The domain and cluster bodies of a plan, and every request (for PLAN-001)."""
+    """The domain and cluster bodies of a plan, and every request (for PLAN-001; role and deny
+    assignments are requests only: no configuration rule reads them)."""
     src = plan.source
     out: dict[ResourceKind, list[Resource]] = {
         "domain": [],
@@ -134,8 +135,8 @@ def plan_resources(plan: Plan) -> dict[ResourceKind, list[Resource]]:
         "request": [],
     }
     for req in plan.requests:
-        raw = req.body.to_wire()
         where = f"{req.json_path}.body"
+        raw = req.body.to_wire() if req.kind in ("domain", "cluster") else {}
         if req.kind == "domain":
             out["domain"].append(
                 Resource(
@@ -152,7 +153,7 @@ def plan_resources(plan: Plan) -> dict[ResourceKind, list[Resource]]:
                     req,
                 )
             )
-        else:
+        elif req.kind == "cluster":
             out["cluster"].append(
                 Resource(
                     "cluster",

@@ -32,7 +32,7 @@ from auditor.audit.findings import (
 from auditor.audit.limits import MAX_FAILURES_PER_RULE, cap_failures, unlisted_warnings
 from auditor.audit.packs import Catalogue, Rule, shipped_catalogue
 from auditor.audit.settings import AuditConfig, load_config, select_rules, split_patterns, today
-from auditor.audit.waivers import Waiver, apply_waivers, load_waivers
+from auditor.audit.waivers import Waiver, apply_waivers, inline_waivers, load_waivers
 from auditor.errors import InputError
 from auditor.estate.plan import Plan
 from auditor.estate.snapshot import Snapshot
@@ -301,10 +301,12 @@ def gate_plan(
 ) -> AuditResult:
     """Judge a plan with every selected plan rule (the pre-deployment gate). ``skipped`` lists the
     inputs passed over (``{"file", "reason"}``: a folder's unrecognised files) and ``warnings``
-    what a reader wants the user to know; both go in the result."""
+    what a reader wants the user to know; both go in the result. The requests' inline
+    suppressions are waivers after those of the waivers file (:func:`inline_waivers`)."""
     options = options or AuditOptions()
     started = _now()
     prep = prepare(options)
+    prep.waivers = [*prep.waivers, *inline_waivers(plan)]
     engine = Engine(settings=prep.settings, as_of=prep.as_of, plan=plan, files=options.files)
     evaluation = engine.run(prep.rules, budget=options.budget)
     return _finish(

@@ -8,6 +8,11 @@ stale. A bad waivers file is an input error (exit 2) naming the entry.
 
 The file is read by the tool's one YAML loader (:mod:`auditor.audit._yaml`): aliases within a budget,
 no implicit dates (``expires`` is validated here, so ``2027-02-30`` is a message, not a crash).
+
+Inline suppressions in templates (``# auditor:skip=RULE <reason>`` in Terraform, ``metadata.auditor.skip``
+in ARM) are waivers too (:func:`inline_waivers`): id ``inline:<file>:<line>``, the rule id or glob,
+the resource's id, the reason as justification, no expiry (:data:`NEVER`), and matching only the
+findings of the resource defined there (two same-named resources are told apart by their source).
 """
 
 from __future__ import annotations
@@ -19,12 +24,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from auditor.audit._yaml import read_yaml_file
-from auditor.audit.findings import Finding, WaiverInfo
+from auditor.audit.findings import Finding, SourcePath, WaiverInfo
 from auditor.errors import InputError, describe_value, shown_name
+from auditor.estate.plan import Plan
 from auditor.expr.glob import Dialect, glob_match
 
 WAIVERS_VERSION = 1
 _REQUIRED = ("id", "rule", "resource", "justification", "expires")
+NEVER = dt.date.max
+"""The expiry of an inline suppression: it lasts as long as the comment in the source."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,9 @@ class Waiver:
     resource: str
     justification: str
     expires: dt.date
+    origin: tuple[str, int | None, str | None] | None = None
+    """An inline suppression's resource definition (file, line, address): it then waives only
+    findings whose source is that definition (or that name no line and address)."""
 
     def info(self, *, expired: bool = False) -> WaiverInfo:
         return WaiverInfo(
@@ -54,6 +65,45 @@ class Waiver:
         return _glob(self.rule, rule_id) and _glob(
             self.resource.rstrip("/") or "/", resource_id.rstrip("/") or "/"
         )
+
+    def covers(self, finding: Finding) -> bool:
+        """The waiver applies to ``finding``: rule and resource match and, for an inline
+        suppression, the finding's resource is the one defined where the suppression is."""
+        if not self.matches(finding.ruleId, finding.resourceId):
+            return False
+        if self.origin is None:
+            return True
+        source = finding.source
+        if not isinstance(source, SourcePath) or (source.line is None and source.address is None):
+            return True
+        return (str(source), source.line, source.address) == self.origin
+
+
+def inline_waivers(plan: Plan) -> list[Waiver]:
+    """The inline suppressions of a plan's requests (read from templates) as waivers."""
+    out: list[Waiver] = []
+    for request in plan.requests:
+        if not request.suppressions:
+            continue
+        src = request.source
+        origin = (src.file, src.line, src.address) if src is not None else None
+        where = (
+            f"{src.file}:{src.line if src.line is not None else src.address}"
+            if src is not None
+            else request.json_path
+        )
+        for rule, reason in request.suppressions.items():
+            out.append(
+                Waiver(
+                    id=f"inline:{where}",
+                    rule=rule.strip(),
+                    resource=request.resource_id,
+                    justification=reason.strip(),
+                    expires=NEVER,
+                    origin=origin,
+                )
+            )
+    return out
 
 
 def _glob(pattern: str, value: str) -> bool:
@@ -189,7 +239,7 @@ def apply_waivers(
             out.append(f)
             continue
         for i, w in enumerate(waivers):
-            if w.matches(f.ruleId, f.resourceId):
+            if w.covers(f):
                 used[i] = True
                 if expired_flags[i]:
                     out.append(replace(f, waiver=infos[i]))
