@@ -176,7 +176,7 @@ def test_rules_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "list", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     ids = [r["id"] for r in doc["rules"]]
-    assert "DOM-001" in ids and "RBAC-010" in ids and "PLAN-001" in ids and len(ids) == 57
+    assert "DOM-001" in ids and "RBAC-010" in ids and "PLAN-001" in ids and len(ids) == 60
     rule = next(r for r in doc["rules"] if r["id"] == "DOM-001")
     assert rule["references"][0] == "AP f8f774be-6aee-492a-9e29-486ef81f3a68"
     assert doc["settings"]["minimumClusterVersion"]["default"] == "5.1"

@@ -388,8 +388,14 @@ def test_terraform_clusters_and_plan(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 1
     found = _by_address(plan)
     assert found["azurerm_eventgrid_domain.fail"]["DOM-001"] == ["fail"]
-    # a role assignment is a request of its own kind: only PLAN-001 judges it for now
-    assert found["azurerm_role_assignment.ra[0]"] == {"PLAN-001": ["pass"]}
+    # a role assignment is a request of its own kind: PLAN-001 judges it, and without --estate
+    # the access-change rules cannot (unknown; tests/test_access_gate.py)
+    assert found["azurerm_role_assignment.ra[0]"] == {
+        "PLAN-001": ["pass"],
+        "ACC-001": ["unknown"],
+        "ACC-002": ["unknown"],
+        "ACC-003": ["unknown"],
+    }
     assert "deletes are not judged" in err and "plan-gone" not in json.dumps(plan["findings"])
 
 

@@ -7,7 +7,8 @@ one decision function), ``requests`` (reading requests), ``queries`` (who/what),
 (escalation, bypassed conditions, dead grants, weak denies, owners, guests), ``gdpr``, ``engine``,
 ``principals`` (a principal named by id, e-mail or name), ``advice`` (warnings about what a request
 names that the estate does not know) with ``operations`` (the shipped operation list), ``delta``
-(what a change of the estate grants and takes away).
+(what a change of the estate grants and takes away), ``plan_change`` (the estate after a plan's
+role and deny assignment requests, and what the gate's access-change rules judge in it).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from auditor.access.delta import (
 from auditor.access.engine import BATCH_WINDOW, AccessEngine
 from auditor.access.gdpr import gdpr_export
 from auditor.access.indexes import Indexes
+from auditor.access.plan_change import PlanAccessChange, apply_plan_to_estate, plan_access_change
 from auditor.access.principals import ResolvedPrincipal, resolve_principal
 from auditor.access.queries import (
     HeldPattern,
@@ -78,6 +80,7 @@ __all__ = [
     "Holding",
     "Indexes",
     "OwnerHolder",
+    "PlanAccessChange",
     "ResolvedPrincipal",
     "SubscriptionOwners",
     "Verdict",
@@ -87,12 +90,14 @@ __all__ = [
     "WhoPath",
     "WhoResult",
     "access_delta",
+    "apply_plan_to_estate",
     "decide",
     "decide_batch",
     "delta_universe",
     "gdpr_export",
     "parse_request",
     "parse_requests",
+    "plan_access_change",
     "read_request_lines",
     "request_lines",
     "request_warnings",

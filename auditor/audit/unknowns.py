@@ -47,7 +47,16 @@ CHECK_READS: dict[str, tuple[str, ...]] = {
 makes the check's finding ``unknown`` without running it."""
 
 UNKNOWN_AWARE: frozenset[str] = frozenset(
-    {"literal-secrets", "weak-passwords", "node-password-login", "plan-api-version", "token-values"}
+    {
+        "literal-secrets",
+        "weak-passwords",
+        "node-password-login",
+        "plan-api-version",
+        "token-values",
+        "access-change-privileged",
+        "access-change-escalation",
+        "access-change-last-administrator",
+    }
 )
 """Named plan checks that handle unknown values themselves (or read nothing a template leaves
 unknown: the request's api-version, literal token values)."""

@@ -15,6 +15,7 @@ module             checks
 ``tokens``         ``token-after-retirement``, ``token-description``, ``token-limit``
 ``plan``           ``plan-api-version`` (PLAN-001)
 ``access``         the access-control rules (RBAC-*, DENY-*) over :mod:`auditor.access`
+``access_change``  the access change of a plan (ACC-001, -002, -003; ``gate --estate``)
 =================  =====================================================================
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from auditor.audit.checks import (  # noqa: F401  (imported to register their checks)
     access,
+    access_change,
     cluster,
     domain,
     health,
