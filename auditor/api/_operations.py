@@ -42,7 +42,7 @@ def _decode(response: httpx.Response) -> dict[str, Any]:
         return {}
     try:
         body = msgspec.json.decode(response.content)
-    except msgspec.DecodeError:
+    except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return {}
     return body if isinstance(body, dict) else {}
 

@@ -68,7 +68,7 @@ class Page:
         if not self.unreadable:
             try:
                 return [item.id for item in _id_page.decode(self.body).value], {}
-            except msgspec.ValidationError:
+            except _UNREADABLE:
                 pass  # an item that is not an object, an id that is not a string: one by one
         ids: list[str | None] = []
         bad: dict[int, str] = {}
@@ -78,14 +78,22 @@ class Page:
                 continue
             try:
                 ids.append(_item_id.decode(item).id)
-            except msgspec.ValidationError:
+            except _UNREADABLE:
                 ids.append(None)
                 bad[index] = _describe_bad_item(index, item)
         return ids, bad
 
 
+_UNREADABLE = (msgspec.MsgspecError, UnicodeDecodeError, RecursionError)
+"""What decoding one item of a page can raise: not an object, a number out of range (``1e999``),
+bytes that are not UTF-8 inside a string, nesting the decoder refuses."""
+
+
 def _describe_bad_item(index: int, item: msgspec.Raw) -> str:
-    value: Any = msgspec.json.decode(item)
+    try:
+        value: Any = msgspec.json.decode(item)
+    except _UNREADABLE as exc:
+        return f"value[{index}]: unreadable ({_why(exc)})"
     if not isinstance(value, dict):
         return f"value[{index}]: expected an object, found {json_kind(value)}"
     return f"value[{index}].id: expected a string, found {json_kind(value.get('id'))}"
@@ -99,6 +107,8 @@ def _decode_page(body: bytes) -> tuple[RawPage, bytes, dict[int, str]]:
         raise _NotAPage(f"the answer is not a list page ({bounded(str(exc))})") from None
     except msgspec.DecodeError as exc:
         raise BodyError(f"the answer is not complete JSON ({bounded(str(exc))})") from None
+    except UnicodeDecodeError:
+        raise _NotAPage("the answer is not UTF-8 text") from None
     except RecursionError:
         pass
     nesting = find_deep(body)
@@ -108,7 +118,7 @@ def _decode_page(body: bytes) -> tuple[RawPage, bytes, dict[int, str]]:
     kept = without(body, nesting.items)
     try:
         page = _raw_page.decode(kept)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         raise _NotAPage(f"the answer nests deeper than {MAX_DEPTH} levels") from None
     unreadable = {
         item.index: f"value[{item.index}]: nested deeper than {MAX_DEPTH} levels (at {item.path})"
@@ -178,10 +188,25 @@ async def decoded_items(pages: AsyncIterator[Page]) -> list[dict[str, Any]]:
             index, why = next(iter(page.unreadable.items()))
             raise PagingError(f"page {page.number}: {why}")
         for index, item in enumerate(page.items):
-            value = msgspec.json.decode(item)
+            try:
+                value = msgspec.json.decode(item)
+            except _UNREADABLE as exc:
+                raise PagingError(f"page {page.number}: value[{index}]: {_why(exc)}") from None
             if not isinstance(value, dict):
                 raise PagingError(
                     f"page {page.number}: value[{index}]: expected an object, found {json_kind(value)}"
                 )
             out.append(value)
     return out
+
+
+def _why(exc: BaseException) -> str:
+    """Why an item could not be decoded, in words (never the bytes)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "a string that is not UTF-8 text"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    text = str(exc)
+    if "out of range" in text:
+        return "a number out of range"
+    return bounded(text.split(" - at ")[0])

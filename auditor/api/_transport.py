@@ -217,8 +217,8 @@ def error_from_response(response: httpx.Response) -> ApiError:
     message = bounded(response.reason_phrase or "request failed")
     try:
         body = msgspec.json.decode(response.content) if response.content else None
-    except (msgspec.DecodeError, RecursionError):
-        body = None
+    except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
+        body = None  # not JSON, a number out of range, not UTF-8: the status says it all
     if isinstance(body, dict):
         inner = body.get("error")
         detail: dict[str, Any] = inner if isinstance(inner, dict) else body
@@ -260,10 +260,17 @@ def json_of(response: httpx.Response) -> Any:
         return msgspec.json.decode(response.content)
     except msgspec.DecodeError as exc:
         raise BodyError(f"the answer is not complete JSON ({bounded(str(exc))})") from None
-    except RecursionError:
+    except (RecursionError, msgspec.ValidationError, UnicodeDecodeError) as exc:
         request = response.request
+        why = (
+            "nests too deeply"
+            if isinstance(exc, RecursionError)
+            else "is not UTF-8 text"
+            if isinstance(exc, UnicodeDecodeError)
+            else "holds a number out of range"
+        )
         raise ApiError(
-            "the answer nests too deeply to be read",
+            f"the answer {why} to be read" if why == "nests too deeply" else f"the answer {why}",
             status=response.status_code,
             method=request.method,
             url=_shown_url(str(request.url)),

@@ -30,6 +30,7 @@ TOP_LEVEL_KEYS = {
     "check": "Rules to run: ids, globs (RBAC-*) or severities (default: every rule).",
     "skip-check": "Rules not to run: ids, globs or severities (default: none).",
     "waivers": "Waivers file used when --waivers is not given (default: none).",
+    "history": "History database audit and gate runs are recorded in (default: none; --history).",
     "settings": "Table of rule settings (see the settings list).",
     "rules": "Tables of settings by rule id ([rules.DOM-003] ipv4MinPrefixLength = 24).",
 }
@@ -100,6 +101,9 @@ class AuditConfig:
     checks: list[str] = field(default_factory=list)
     skip_checks: list[str] = field(default_factory=list)
     waivers: str | None = None
+    history: str | None = None
+    """The audit history file (``history`` key), relative paths resolved against the file's
+    folder."""
     source: str | None = None
 
 
@@ -211,12 +215,13 @@ def parse_config(
                     location=where,
                 )
             (cfg.checks if key == "check" else cfg.skip_checks).extend(items)
-        elif key == "waivers":
+        elif key in ("waivers", "history"):
             if not isinstance(value, str):
                 raise InputError(
                     f"expected a path, found {describe_value(value)}", source=source, location=where
                 )
-            cfg.waivers = str(Path(source).parent / value) if not os.path.isabs(value) else value
+            path = str(Path(source).parent / value) if not os.path.isabs(value) else value
+            setattr(cfg, key, path)
         elif key == "rules":
             if not isinstance(value, dict):
                 raise InputError("expected a table of rule ids", source=source, location=where)
@@ -278,18 +283,25 @@ def pattern_matches(pattern: str, rule_id: str, severity: str) -> bool:
     return glob_match(p, rule_id.lower(), Dialect.SHELL)
 
 
-def select_rules(
-    rules: Sequence[Any], checks: Sequence[str], skips: Sequence[str], *, source: str = "--check"
-) -> list[Any]:
-    """The rules ``checks`` selects (all when empty) minus those ``skips`` names. A pattern that
-    matches no rule at all is an input error (a typo would otherwise silently run nothing)."""
-    for pattern, where in [*((p, source) for p in checks), *((p, "--skip-check") for p in skips)]:
+def check_patterns(rules: Sequence[Any], patterns: Sequence[str], *, source: str) -> None:
+    """Refuse a pattern that matches no rule at all (a typo would otherwise silently run nothing),
+    naming where it was given (``--check``, or the configuration file and its key)."""
+    for pattern in patterns:
         if not any(pattern_matches(pattern, r.id, r.severity) for r in rules):
             raise InputError(
                 f"{pattern!r} matches no rule; use a rule id (DOM-001), a glob (RBAC-*) or a "
                 f"severity ({', '.join(SEVERITIES)})",
-                source=where,
+                source=source,
             )
+
+
+def select_rules(
+    rules: Sequence[Any], checks: Sequence[str], skips: Sequence[str], *, source: str = "--check"
+) -> list[Any]:
+    """The rules ``checks`` selects (all when empty) minus those ``skips`` names. A pattern that
+    matches no rule at all is an input error (:func:`check_patterns`)."""
+    check_patterns(rules, checks, source=source)
+    check_patterns(rules, skips, source="--skip-check")
     out = [
         r
         for r in rules

@@ -119,18 +119,28 @@ _R = TypeVar("_R")
 
 
 def refuses_deep_nesting(load: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Decorate a loader ``load(data, *, source=...)``: a ``RecursionError`` while it decodes
-    ``data`` (msgspec's and pydantic's decoders, recursive code on what they built) becomes the
-    InputError of :func:`nesting_error`, naming where the document nests too deeply."""
+    """Decorate a loader ``load(data, *, source=...)``: what escapes it while it decodes ``data``
+    becomes the InputError :func:`decode_json` gives for the same document: a ``RecursionError``
+    (msgspec's and pydantic's decoders, recursive code on what they built) the one of
+    :func:`nesting_error`, naming where the document nests too deeply; a number out of range
+    (``1e999`` inside a field the fast path does not type) the one of :func:`number_error`; bytes
+    that are not UTF-8 inside a string the line and column of the first one."""
 
     @functools.wraps(load)
     def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return load(*args, **kwargs)
-        except RecursionError:
-            data = args[0] if args else kwargs.get("data", b"")
+        except (RecursionError, msgspec.ValidationError, UnicodeDecodeError) as exc:
+            data: Any = args[0] if args else kwargs.get("data", b"")
             source = str(kwargs.get("source", "<input>"))
-            raise nesting_error(data, source) from None  # type: ignore[arg-type]
+            if isinstance(exc, RecursionError):
+                raise nesting_error(data, source) from None
+            if isinstance(exc, UnicodeDecodeError):
+                check_utf8(data, source)
+                raise InputError("the file is not UTF-8 text", source=source) from None
+            if "out of range" not in str(exc):
+                raise
+            raise number_error(data, source) from None
 
     return guarded
 
