@@ -8,20 +8,21 @@ import sys
 from typing import Any
 
 # Plain help and usage errors start in a fraction of the time rich's markdown stack takes to load
-# (the command line must feel instant); TYPER_USE_RICH=1 brings the rich help back.
+# (the command line must feel instant); TYPER_USE_RICH=1 brings the rich help back. Shell completion
+# (--install-completion, --show-completion) costs nothing at start-up: typer imports it anyway.
 os.environ.setdefault("TYPER_USE_RICH", "0")
 
 import typer
 
 from auditor import __version__
-from auditor.cli import _access, _audit, _collect, _demo, _estate, _expr, _sandbox
+from auditor.cli import _access, _audit, _ci, _collect, _demo, _estate, _expr, _history, _sandbox
 from auditor.errors import EXIT_INCOMPLETE, EXIT_INPUT, EXIT_INTERNAL, AuditorError
 
 app = typer.Typer(
     name="auditor",
     help="Policy and compliance audit engine for the cloud estate of the seed specification.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 
@@ -41,7 +42,7 @@ def _root(
     """Audit role and deny assignments, clusters, domains, health events and API tokens."""
 
 
-for _module in (_estate, _expr, _access, _audit, _collect, _sandbox, _demo):
+for _module in (_estate, _expr, _access, _audit, _collect, _sandbox, _demo, _history):
     _module.register(app)
 
 
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     70 (an internal error: a defect, reported with a hint and no traceback), 130 (interrupted).
     """
     usage_errors, exits, aborts = _click_exception_types()
+    _ci.mode = _ci.CiMode()  # a command's CI options last for that command only
     try:
         app(args=argv, prog_name="auditor", standalone_mode=False)
     except AuditorError as exc:

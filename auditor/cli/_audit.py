@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from auditor.cli import _history
+from auditor.cli import _ci, _history
 from auditor.cli._collect import DeadlineOpt
 from auditor.cli._validate import base_url_option
 from auditor.errors import IncompleteError, InputError
@@ -33,13 +33,20 @@ OutputOpt = Annotated[
         "-o",
         "--output",
         metavar="FORMAT[=PATH]",
-        help="Output format (text, json, sarif, junit, html, pdf, csv, markdown), to PATH or to "
+        help="Output format (text, json, sarif, junit, html, pdf, csv, markdown, ocsf), to PATH or to "
         "standard output; repeatable. Default: text to standard output.",
     ),
 ]
 CompactOpt = Annotated[
     bool,
     typer.Option("--compact", help="Text output: the summary and one line per failing rule."),
+]
+IncludePassedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--include-passed",
+        help="HTML and PDF: list every passing finding (by default passes are counted per rule).",
+    ),
 ]
 SarifAnchorOpt = Annotated[
     Path | None,
@@ -55,7 +62,8 @@ FailOnOpt = Annotated[
     typer.Option(
         "--fail-on",
         metavar="SEVERITY",
-        help="Fail (exit 1) on a finding at or above this severity (default high).",
+        help="Fail (exit 1) on a finding at or above this severity (default high); none: no "
+        "finding blocks (expired waivers and --fail-on-unknown still do).",
     ),
 ]
 WaiversOpt = Annotated[
@@ -245,29 +253,34 @@ def emit(
     outputs: list[tuple[str, str | None]],
     sarif_anchor: Path | None = None,
     compact: bool = False,
+    include_passed: bool = False,
 ) -> None:
     """Write every requested output: files atomically, the rest to standard output."""
     from auditor.errors import InputError
     from auditor.report import RenderOptions, render
 
     options = RenderOptions(
-        sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None, compact=compact
+        sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None,
+        compact=compact,
+        include_passed=include_passed,
     )
     for fmt, path in outputs:
         if fmt == "pdf" and path is None:
             raise InputError("a PDF needs a file: use -o pdf=PATH", source="-o")
-    for warning in result.warnings:
+    quiet = _ci.mode.quiet
+    for warning in result.warnings if not quiet else ():
         sys.stderr.write(f"auditor: warning: {warning}\n")
     for fmt, path in outputs:
         if path is not None:
             render(result, fmt, path, options)
-            sys.stderr.write(f"wrote {fmt} report to {path}\n")
+            if not quiet:
+                sys.stderr.write(f"wrote {fmt} report to {path}\n")
         elif fmt == "text" and sys.stdout.isatty() and not compact:
             from rich.console import Console
 
             from auditor.report.text import print_rich
 
-            print_rich(result, Console())
+            print_rich(result, Console(no_color=_ci.mode.no_color or None))
         else:
             sys.stdout.write(render(result, fmt, None, options).decode("utf-8"))
             sys.stdout.flush()
@@ -279,13 +292,28 @@ def _exit(code: int) -> None:
 
 
 def _finish(result: AuditResult) -> None:
-    """Exit with the result's code, saying why on standard error when it is not 0."""
-    code = result.exit_code
-    if code:
-        from auditor.inert import inert_message
+    """Exit with the result's code (under --soft-fail and --fail-on none), saying why in the
+    one-line summary on standard error (docs/ci.md)."""
+    _ci.finish(result)
 
-        sys.stderr.write(f"auditor: {inert_message(result.exit_reason())}\n")
-    _exit(code)
+
+def _ci_outputs(
+    output: list[str] | None,
+    fail_on: str | None,
+    *,
+    soft_fail: bool,
+    quiet: bool,
+    no_color: bool,
+) -> tuple[list[tuple[str, str | None]], str | None]:
+    """The outputs asked for (none by default under --quiet) and the --fail-on to use, with the
+    run's CI options set."""
+    fail_on_none = fail_on is not None and fail_on.strip().lower() == "none"
+    outputs = parse_outputs(output) if output or not quiet else []
+    ci = _ci.configure(
+        soft_fail=soft_fail, fail_on_none=fail_on_none, quiet=quiet, no_color=no_color
+    )
+    ci.text_on_terminal = any(fmt == "text" and path is None for fmt, path in outputs)
+    return outputs, (None if fail_on_none else fail_on)
 
 
 def _collect(
@@ -358,6 +386,7 @@ def register(app: typer.Typer) -> None:
         output: OutputOpt = None,
         sarif_anchor: SarifAnchorOpt = None,
         compact: CompactOpt = False,
+        include_passed: IncludePassedOpt = False,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         baseline: Annotated[
@@ -386,6 +415,9 @@ def register(app: typer.Typer) -> None:
         max_findings: MaxFindingsOpt = None,
         fail_on_unknown: FailOnUnknownOpt = False,
         require_complete: RequireCompleteOpt = False,
+        soft_fail: _ci.SoftFailOpt = False,
+        quiet: _ci.QuietOpt = False,
+        no_color: _ci.NoColorOpt = False,
         history: _history.HistoryOpt = None,
         fail_on_new: _history.FailOnNewOpt = False,
         subscription: Annotated[
@@ -429,7 +461,9 @@ def register(app: typer.Typer) -> None:
             raise InputError("give exactly one of --snapshot FILE and --base-url URL")
         if deadline is not None and base_url is None:
             raise InputError("--deadline is only used with --base-url")
-        outputs = parse_outputs(output)
+        outputs, fail_on = _ci_outputs(
+            output, fail_on, soft_fail=soft_fail, quiet=quiet, no_color=no_color
+        )
         options = _options(
             config=config,
             fail_on=fail_on,
@@ -469,16 +503,87 @@ def register(app: typer.Typer) -> None:
                 result = audit_snapshot(
                     estate, options, target=base_url, target_kind="api", incomplete=incomplete
                 )
-        with stage("Writing the reports"):
-            emit(result, outputs, sarif_anchor, compact)
+        if _ci.mode.text_on_terminal:  # no spinner beside a report on the terminal
+            emit(result, outputs, sarif_anchor, compact, include_passed)
+        else:
+            with stage("Writing the reports"):
+                emit(result, outputs, sarif_anchor, compact, include_passed)
         _history.finish(result, history_file, options, estate, fail_on_new)
 
     @app.command("gate")
     def gate(
-        plan: Annotated[Path, typer.Argument(metavar="PLAN", help="Plan file (contracts 3).")],
+        paths: Annotated[
+            list[Path],
+            typer.Argument(
+                metavar="PATH",
+                help="Plan files (contracts 3), ARM templates or Bicep-compiled JSON, Terraform "
+                "files or folders, Terraform plan JSON, or folders of them (read recursively).",
+            ),
+        ],
+        parameters_file: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--parameters",
+                metavar="FILE",
+                help="ARM deploymentParameters file, for every template read (later files win); "
+                "repeatable. Default: each template's NAME.parameters.json beside it, if any.",
+            ),
+        ] = None,
+        parameter: Annotated[
+            list[str] | None,
+            typer.Option(
+                "-p",
+                "--parameter",
+                metavar="NAME=VALUE",
+                help="ARM template parameter value (wins over parameters files); repeatable.",
+            ),
+        ] = None,
+        tf_var: Annotated[
+            list[str] | None,
+            typer.Option(
+                "-var",
+                "--var",
+                metavar="NAME=VALUE",
+                help="Terraform variable value (wins over variable files); repeatable.",
+            ),
+        ] = None,
+        tf_var_file: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--var-file",
+                metavar="FILE",
+                help="Terraform variables file (.tfvars or .tfvars.json); repeatable.",
+            ),
+        ] = None,
+        gate_subscription: Annotated[
+            str | None,
+            typer.Option(
+                "--subscription",
+                metavar="ID",
+                help="Templates: the subscription deployed to (default: not known; resource ids "
+                "show {subscriptionId}).",
+            ),
+        ] = None,
+        resource_group: Annotated[
+            str | None,
+            typer.Option(
+                "--resource-group",
+                metavar="NAME",
+                help="ARM templates: the resource group deployed to (default: not known).",
+            ),
+        ] = None,
+        input_format: Annotated[
+            str | None,
+            typer.Option(
+                "--format",
+                metavar="plan|arm|terraform|terraform-plan",
+                help="Read the files given by name as this format (default: recognised by shape).",
+            ),
+        ] = None,
         output: OutputOpt = None,
         sarif_anchor: SarifAnchorOpt = None,
         compact: CompactOpt = False,
+        include_passed: IncludePassedOpt = False,
         fail_on: FailOnOpt = None,
         waivers: WaiversOpt = None,
         check: CheckOpt = None,
@@ -491,7 +596,21 @@ def register(app: typer.Typer) -> None:
         max_findings: MaxFindingsOpt = None,
         fail_on_unknown: FailOnUnknownOpt = False,
         require_complete: RequireCompleteOpt = False,
+        soft_fail: _ci.SoftFailOpt = False,
+        quiet: _ci.QuietOpt = False,
+        no_color: _ci.NoColorOpt = False,
         history: _history.HistoryOpt = None,
+        estate: Annotated[
+            Path | None,
+            typer.Option(
+                "--estate",
+                metavar="SNAPSHOT",
+                help="The estate the plan deploys to (a snapshot or exports): the access change "
+                "of the plan's role and deny assignments is computed against it, judged by "
+                "ACC-001..003 and written as accessDelta in the JSON (without it those rules are "
+                "unknown).",
+            ),
+        ] = None,
         apply: Annotated[
             bool,
             typer.Option("--apply", help="When the gate passes, send the plan to --base-url."),
@@ -510,16 +629,26 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
         ] = False,
     ) -> None:
-        """Judge a plan before deployment (every plan rule); with --apply, send it when the gate
+        """Judge a deployment before it happens (every plan rule): plan files, ARM templates with
+        their parameters, Bicep-compiled JSON, Terraform configurations and plans, or folders of
+        them; with --estate, also what their role and deny assignments grant and take away
+        (ACC-001..003, accessDelta); with --apply, send a plan file's requests when the gate
         passes."""
         from auditor.audit.runner import gate_plan
-        from auditor.estate.plan import load_plan
+        from auditor.sources import GATE_FORMATS, parse_assignment, read_deployment
 
+        if input_format is not None and input_format not in GATE_FORMATS:
+            raise InputError(
+                f"expected one of {', '.join(GATE_FORMATS)}, found {input_format!r}",
+                source="--format",
+            )
         if apply and not base_url:
             raise InputError("--apply needs --base-url URL")
         if base_url and not apply:
             raise InputError("--base-url is only used with --apply")
-        outputs = parse_outputs(output)
+        outputs, fail_on = _ci_outputs(
+            output, fail_on, soft_fail=soft_fail, quiet=quiet, no_color=no_color
+        )
         options = _options(
             config=config,
             fail_on=fail_on,
@@ -535,9 +664,28 @@ def register(app: typer.Typer) -> None:
             require_complete=require_complete,
         )
         history_file = _history.start(history, options)
-        loaded = load_plan(plan)
-        result = gate_plan(loaded, options)
-        emit(result, outputs, sarif_anchor, compact)
+        read = read_deployment(
+            paths,
+            parameter_files=parameters_file or (),
+            parameter_overrides=parameter or (),
+            tf_vars=dict(parse_assignment(text, "-var") for text in tf_var or ()),
+            tf_var_files=tf_var_file or (),
+            subscription_id=gate_subscription,
+            resource_group=resource_group,
+            format=input_format,
+        )
+        loaded = read.plan
+        if apply:
+            _check_appliable(loaded, paths)
+        before = None
+        if estate is not None:
+            from auditor.sources import load_estate
+
+            before = load_estate(estate)
+        result = gate_plan(
+            loaded, options, skipped=read.skipped, warnings=read.warnings, estate=before
+        )
+        emit(result, outputs, sarif_anchor, compact, include_passed)
         _history.record(result, history_file, options)
         if result.exit_code or not apply:
             if apply and result.exit_code:
@@ -578,7 +726,48 @@ def register(app: typer.Typer) -> None:
             return
         _rules_table(doc)
 
-    del audit, gate, rules_list
+    @rules_app.command("show")
+    def rules_show(
+        rule_id: Annotated[str, typer.Argument(metavar="ID", help="The rule, e.g. CLU-001.")],
+        fmt: Annotated[
+            str, typer.Option("--format", metavar="text|json", help="Output format.")
+        ] = "text",
+    ) -> None:
+        """Show one rule: what it checks, how to fix it, its settings with their defaults, its
+        references and its documentation page."""
+        from auditor.audit.packs import shipped_catalogue
+        from auditor.audit.rule_docs import find_rule, rule_doc, rule_text
+
+        if fmt not in ("text", "json"):
+            raise InputError(f"expected text or json, found {fmt!r}", source="--format")
+        catalogue = shipped_catalogue()
+        rule = find_rule(rule_id, catalogue)
+        if rule is None:
+            raise InputError(
+                f"no rule {rule_id!r}; `auditor rules list` names every rule", source="ID"
+            )
+        doc = rule_doc(rule, catalogue)
+        if fmt == "json":
+            import json
+
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        else:
+            sys.stdout.write(rule_text(doc))
+
+    @rules_app.command("docs")
+    def rules_docs(
+        out: Annotated[
+            Path,
+            typer.Option("--out", metavar="DIR", help="Folder of the pages (default docs/rules)."),
+        ] = Path("docs/rules"),
+    ) -> None:
+        """Write a Markdown page per rule and an index (README.md) from the rule packs."""
+        from auditor.audit.rule_docs import write_rule_docs
+
+        written = write_rule_docs(out)
+        sys.stderr.write(f"wrote {len(written)} pages to {out}\n")
+
+    del audit, gate, rules_list, rules_show, rules_docs
     app.add_typer(rules_app, name="rules")
 
 
@@ -602,6 +791,22 @@ def _rules_table(doc: dict[str, Any]) -> None:
             f"  {name} = {s['value']!r}; default {s['default']!r} ({', '.join(s['rules'])})"
         )
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _check_appliable(plan: Any, paths: list[Path]) -> None:
+    """``--apply`` sends one plan file's cluster and domain requests, nothing a template gave."""
+    if len(paths) != 1 or plan.inputs or plan.source != os.fspath(paths[0]):
+        raise InputError(
+            "only the requests of one plan file (contracts 3) are sent; templates and Terraform "
+            "are gated, not applied: deploy them with their own tools",
+            source="--apply",
+        )
+    if any(not request.is_configuration for request in plan.requests):
+        raise InputError(
+            "only cluster and domain requests are sent; this plan also has role or deny "
+            "assignment requests",
+            source="--apply",
+        )
 
 
 def _apply(plan: Any, base_url: str, token_env: str, allow_http: bool) -> None:
