@@ -10,9 +10,10 @@ from typing import Any
 
 import httpx
 import msgspec
+import pytest
 
 from auditor.api import ClientSettings, ResourceManagerClient, RetryPolicy
-from auditor.api.apply import ApplyResult, apply_plan, run_apply
+from auditor.api.apply import ApplyPreflightError, ApplyResult, apply_plan, run_apply
 from auditor.estate.plan import Plan, loads_plan
 from auditor.estate.sample import sample_plans, sample_snapshot
 from tests.test_sandbox_helpers import sandbox
@@ -89,14 +90,19 @@ def test_compliant_plan_is_applied_and_followed_to_the_end() -> None:
 
 def test_unresolved_secret_reference_fails_before_sending() -> None:
     the_plan = plan("compliant-plan")
-    with sandbox(sample_snapshot(), api_tokens={}) as server:
-        results, recording = apply(server.url, the_plan, secrets={})
-    assert results[0].status == "succeeded"  # the domain holds no secret
-    assert results[1].status == "failed"
-    assert "has no value" in (results[1].error or "")
-    assert [path for method, path, _ in recording.sent if method == "PUT"] == [
-        results[0].resource_id  # nothing was sent for the cluster
-    ]
+    with (
+        sandbox(sample_snapshot(), api_tokens={}) as server,
+        pytest.raises(ApplyPreflightError) as caught,
+    ):
+        try:
+            apply(server.url, the_plan, secrets={})
+        finally:  # nothing at all was sent, not even the domain that holds no secret
+            store = server.sandbox.store
+            assert not any(
+                store.cluster(r.resource_id) or store.domain(r.resource_id)
+                for r in the_plan.requests
+            )
+    assert caught.value.problems and all("has no value" in p for p in caught.value.problems)
 
 
 def test_a_rejected_request_fails_and_the_rest_are_skipped_or_sent() -> None:

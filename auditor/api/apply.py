@@ -1,10 +1,13 @@
 """Sending a plan (contracts 3) for ``auditor gate PLAN --apply``: each request's PUT in plan
 order, each asynchronous operation followed to its end, and the final state of each resource.
 
-Secrets are revealed only into the body that is sent. A secret given as a reference (``<NAME>`` or
-``${NAME}``, contracts 3) is resolved from ``secrets`` (the environment by default) at that moment; a
-reference that cannot be resolved fails its request before anything is sent. Results never hold a
-secret: the service does not return them, and the resource is re-validated and dumped masked.
+Nothing is half-applied on what could have been known: before the first request, every request's
+URL is checked (a path of the API naming the request's resource, at most one api-version), every
+secret given as a reference (``<NAME>`` or ``${NAME}``, contracts 3) is resolved from ``secrets``
+(the environment by default) and every body is made ready to send; any problem is an
+:class:`ApplyPreflightError` naming each request and reference (never a value), and nothing is
+sent. Secrets are revealed only into the bodies sent. Results never hold a secret: the service does
+not return them, and the resource is re-validated and dumped masked.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any, Literal
 from auditor.api._resources import ResourceClient
 from auditor.api._transport import ApiError, ClientSettings
 from auditor.api.client import ResourceManagerClient
+from auditor.errors import InputError
 from auditor.estate.plan import Plan, PlanRequest
 from auditor.model.cluster import Cluster
 from auditor.model.domain import Domain
@@ -65,6 +69,67 @@ class UnresolvedSecret(Exception):
     pass
 
 
+class ApplyPreflightError(InputError):
+    """The plan cannot be applied as it is (exit 2): nothing was sent. ``problems`` lists each one
+    (request index, what)."""
+
+    def __init__(self, problems: list[str], *, source: str | None = None) -> None:
+        self.problems = problems
+        shown = "; ".join(problems[:10]) + (
+            f"; and {len(problems) - 10} more" if len(problems) > 10 else ""
+        )
+        super().__init__(f"nothing was applied: {shown}", source=source)
+
+
+def _url_problem(request: PlanRequest) -> str | None:
+    """What is wrong with the request's URL, or None: it must be a path of the API (no scheme or
+    host) naming the request's own resource, with at most one api-version."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(request.url)
+    except ValueError:
+        return "the URL does not parse"
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        return "the URL is not a path of the API (no scheme or host)"
+    if parts.path.rstrip("/").lower() != request.resource_id.rstrip("/").lower():
+        return "the URL's path does not name the request's resource"
+    if len(parse_qs(parts.query).get("api-version", [])) > 1:
+        return "the URL has more than one api-version"
+    return None
+
+
+def prepare_bodies(plan: Plan, secrets: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Every request's body, ready to send, in plan order; raises :class:`ApplyPreflightError`
+    naming every unusable URL, unresolved secret reference and body (nothing is sent)."""
+    import json
+
+    problems: list[str] = []
+    bodies: list[dict[str, Any]] = []
+    for request in plan.requests:
+        where = f"request {request.index} ({request.kind} {request.name})"
+        url = _url_problem(request)
+        if url:
+            problems.append(f"{where}: {url}")
+        try:
+            body = request_body(request, secrets)
+        except UnresolvedSecret as exc:
+            problems.append(
+                f"{where}: the secret reference {exc.args[0]} has no value (set it in the "
+                "environment)"
+            )
+            continue
+        try:
+            json.dumps(body, allow_nan=False)
+        except (TypeError, ValueError):
+            problems.append(f"{where}: the body cannot be sent as JSON")
+            continue
+        bodies.append(body)
+    if problems:
+        raise ApplyPreflightError(problems, source=plan.source)
+    return bodies
+
+
 def _resolve(value: Any, secrets: Mapping[str, str], masked: bool = False) -> Any:
     if isinstance(value, dict):
         return {k: _resolve(v, secrets, is_masked_body_key(k)) for k, v in value.items()}
@@ -102,18 +167,11 @@ def _state(resource: dict[str, Any] | None) -> str | None:
 
 
 async def _apply_one(
-    request: PlanRequest, client: ResourceManagerClient, secrets: Mapping[str, str]
+    request: PlanRequest, client: ResourceManagerClient, body: dict[str, Any]
 ) -> ApplyResult:
     def result(status: ApplyStatus, **more: Any) -> ApplyResult:
         return ApplyResult(request.index, request.kind, request.resource_id, status, **more)
 
-    try:
-        body = request_body(request, secrets)
-    except UnresolvedSecret as exc:
-        return result(
-            "failed",
-            error=f"the secret reference {exc.args[0]} has no value (set it in the environment)",
-        )
     resources: ResourceClient = client.clusters if request.kind == "cluster" else client.domains
     try:
         accepted = await resources.put(request.url, body)
@@ -141,12 +199,14 @@ async def apply_plan(
     stop_on_failure: bool = True,
 ) -> list[ApplyResult]:
     """Send every request of ``plan`` through ``client`` (opened with ``async with``), in order,
-    each followed to its end. After a failure the rest are ``skipped`` unless
-    ``stop_on_failure`` is false."""
+    each followed to its end, once every URL, secret reference and body has been checked
+    (:func:`prepare_bodies`: any problem raises :class:`ApplyPreflightError` and nothing is sent).
+    After a failure the rest are ``skipped`` unless ``stop_on_failure`` is false."""
     values = os.environ if secrets is None else secrets
+    bodies = prepare_bodies(plan, values)
     results: list[ApplyResult] = []
     failed = False
-    for request in plan.requests:
+    for request, body in zip(plan.requests, bodies, strict=True):
         if failed and stop_on_failure:
             results.append(
                 ApplyResult(
@@ -158,7 +218,7 @@ async def apply_plan(
                 )
             )
             continue
-        outcome = await _apply_one(request, client, values)
+        outcome = await _apply_one(request, client, body)
         failed = failed or outcome.status != "succeeded"
         results.append(outcome)
     return results

@@ -26,6 +26,9 @@ class RenderOptions:
     title: str = "Audit report"
     compact: bool = False
     """Text: the summary and one line per failing rule instead of every finding."""
+    include_passed: bool = False
+    """HTML and PDF: list every passing finding (by default passes are counted per rule and
+    resource type; ``--include-passed``)."""
     sarif_anchor: str | None = None
     """``--sarif-anchor PATH``: the file every SARIF result is anchored to (overrides sources)."""
     source_root: str | None = None
@@ -63,6 +66,7 @@ RENDERERS: dict[str, Renderer] = {
     "markdown": _lazy("markdown"),
     "html": _lazy("html"),
     "pdf": _lazy("pdf"),
+    "ocsf": _lazy("ocsf"),
 }
 
 FILE_NAMES: dict[str, str] = {
@@ -74,6 +78,7 @@ FILE_NAMES: dict[str, str] = {
     "markdown": "summary.md",
     "html": "report.html",
     "pdf": "report.pdf",
+    "ocsf": "findings.ocsf.json",
 }
 """The file each format gets in ``render_all``'s folder."""
 
