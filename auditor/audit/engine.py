@@ -28,6 +28,7 @@ from auditor.audit.findings import (
     DeferredFingerprint,
     Finding,
     IncompleteRule,
+    RuleInfo,
     RunsOn,
     Severity,
     SourcePath,
@@ -80,6 +81,23 @@ def format_value(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return str(value)
+
+
+def rule_texts(info: RuleInfo, settings: Mapping[str, Any]) -> RuleInfo:
+    """``info`` with its title, description and remediation filled from ``settings``
+    (``{settings.NAME}``; ``{{``/``}}`` give single braces), as every report shows them. A
+    placeholder other than a setting, meaningful only for one finding, reads ``…``."""
+
+    def lookup(name: str) -> str:
+        if name.startswith("settings."):
+            return format_value(settings.get(name[9:]))
+        return "…"
+
+    texts = (info.title, info.description, info.remediation)
+    filled = tuple(render_template(t, lookup) if "{" in t or "}" in t else t for t in texts)
+    if filled == texts:
+        return info
+    return dataclasses.replace(info, title=filled[0], description=filled[1], remediation=filled[2])
 
 
 @dataclass
@@ -202,8 +220,13 @@ class Engine:
         if access is not None:
             self.context._access = access
         self.messages = _Messages(settings)
+        # a snapshot that knows where its entries were read (duplicates merged, or imported from
+        # exports: auditor.sources) names those places instead of its own JSON paths
         self._relocate: Callable[[str], str] | None = (
-            snapshot.file_location if snapshot is not None and snapshot.positions else None
+            snapshot.file_location
+            if snapshot is not None
+            and (snapshot.positions or type(snapshot).file_location is not Snapshot.file_location)
+            else None
         )
         self.coverage = EstateCoverage(snapshot) if snapshot is not None else None
         self.incomplete_rules: list[IncompleteRule] = []

@@ -30,7 +30,7 @@ PACK_VERSION = 1
 
 REQUIREMENTS: dict[str, str] = {
     "hierarchy": "the management-group hierarchy",
-    "principals": "the directory (principals)",
+    "principals": "the directory",
     "roleDefinitions": "the role definitions",
     "roleAssignments": "the role assignments",
     "denyAssignments": "the deny assignments",

@@ -179,9 +179,9 @@ def register(app: typer.Typer) -> None:
         api_token = os.environ.get(api_token_env)
         estate_directory = None
         if directory is not None:
-            from auditor.estate.snapshot import load_snapshot
+            from auditor.cli._estate import read_estate
 
-            estate_directory = load_snapshot(directory)
+            estate_directory = read_estate(directory)
         else:
             sys.stderr.write(
                 "note: hierarchy, principals and roleDefinitions are not served by the seed's API "

@@ -1,4 +1,5 @@
-"""``auditor estate show|generate`` and ``auditor demo``.
+"""``auditor estate show|generate|import`` and ``auditor demo``; :func:`read_estate`, what every
+``--snapshot`` option reads.
 
 Heavy modules (the snapshot loader, the models, rich) are imported inside the commands so that
 ``auditor --help`` stays fast.
@@ -6,7 +7,9 @@ Heavy modules (the snapshot loader, the models, rich) are imported inside the co
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,6 +23,46 @@ if TYPE_CHECKING:
 class ShowFormat(StrEnum):
     table = "table"
     json = "json"
+
+
+class ImportFormat(StrEnum):
+    """``estate import --format``: the values of :class:`auditor.sources.ExportFormat` (kept here
+    so that the command line starts without importing the readers)."""
+
+    snapshot = "snapshot"
+    rest = "rest"
+    cli = "cli"
+    group_members = "group-members"
+    har = "har"
+    vcr = "vcr"
+
+
+def read_estate(
+    path: str | os.PathLike[str], *, warn: bool = True, snapshot_only: bool = False
+) -> Snapshot:
+    """The estate a ``--snapshot`` (or ``--directory``) option names: a snapshot file, or any
+    export auditor recognises (:func:`auditor.sources.load_estate`). With ``warn`` the warnings
+    (unknown top-level keys, what an import skipped or merged) go to standard error."""
+    from auditor.inert import inert
+    from auditor.sources import load_estate
+
+    snapshot = load_estate(path, snapshot_only=snapshot_only)
+    if warn:
+        for warning in snapshot.warnings:
+            sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
+    return snapshot
+
+
+def _is_stdout(name: str) -> bool:
+    """Whether the output path is this process's standard output (the summary then goes to
+    standard error)."""
+    if name in ("-", "/dev/stdout"):
+        return True
+    try:
+        target, out = os.stat(name), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (target.st_dev, target.st_ino) == (out.st_dev, out.st_ino)
 
 
 _SUBSCRIPTION = re.compile(r"^/subscriptions/([^/]+)", re.IGNORECASE)
@@ -189,7 +232,7 @@ def print_summary(summary: dict[str, Any], output_format: ShowFormat) -> None:
 def register(app: typer.Typer) -> None:
     """Add the estate commands to ``app``."""
     estate = typer.Typer(
-        help="Look into snapshot files and make synthetic ones.",
+        help="Look into snapshot files, make synthetic ones, import real exports.",
         no_args_is_help=True,
     )
     app.add_typer(estate, name="estate")
@@ -201,10 +244,56 @@ def register(app: typer.Typer) -> None:
             ShowFormat, typer.Option("--format", "-f", help="table (rich tables) or json.")
         ] = ShowFormat.table,
     ) -> None:
-        """Count the records of a snapshot, per kind and per subscription."""
-        from auditor.estate.snapshot import load_snapshot
+        """Count the records of a snapshot (or an export), per kind and per subscription."""
+        print_summary(summarize_snapshot(read_estate(file)), output_format)
 
-        print_summary(summarize_snapshot(load_snapshot(file)), output_format)
+    @estate.command("import")
+    def import_exports(
+        inputs: Annotated[
+            list[Path],
+            typer.Argument(
+                help="Files and folders: management-API responses (listings, pages, single "
+                "resources), the vendor CLI's JSON output, HAR files, VCR cassettes, snapshots.",
+                metavar="FILE|FOLDER...",
+            ),
+        ],
+        out: Annotated[
+            str,
+            typer.Option("--out", "-o", help="Snapshot file to write (- for standard output)."),
+        ],
+        input_format: Annotated[
+            ImportFormat | None,
+            typer.Option(
+                "--format", help="Read every input as this kind instead of recognising it."
+            ),
+        ] = None,
+        force: Annotated[
+            bool, typer.Option("--force", help="Overwrite an existing output file.")
+        ] = False,
+    ) -> None:
+        """Build one snapshot from real exports (contracts section 8), each file recognised by its
+        shape; print what was read from which file and what was skipped."""
+        from auditor.estate import write_atomic
+        from auditor.estate.snapshot import dumps_snapshot
+        from auditor.inert import inert
+        from auditor.sources.exports import check_output, import_estate
+
+        check_output(out, inputs, force=force)
+        fmt = input_format.value if input_format is not None else None
+        snapshot = import_estate(inputs, format=fmt)
+        data = dumps_snapshot(snapshot)
+        to_stdout = _is_stdout(out)
+        if out == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            write_atomic(out, data, overwrite=force, what="snapshot file")
+        report = sys.stderr if to_stdout else sys.stdout
+        report.write(snapshot.summary.table())
+        if out != "-":
+            report.write(f"wrote {inert(out, limit=500)} ({len(data):,} bytes)\n")
+        for warning in snapshot.warnings:
+            sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
 
     @estate.command("generate")
     def generate(

@@ -133,10 +133,10 @@ def query(
     ] = QueryFormat.TABLE,
 ) -> None:
     """List the records of a snapshot that match a filter (contracts section 5)."""
-    from auditor.estate.snapshot import load_snapshot
+    from auditor.cli._estate import read_estate
     from auditor.sandbox.query import QueryKind, query_snapshot
 
-    estate = load_snapshot(snapshot)
+    estate = read_estate(snapshot)
     rows = query_snapshot(estate, QueryKind(kind.value), filter_text, scope)
     if output_format is QueryFormat.JSON:
         import json
@@ -145,10 +145,17 @@ def query(
 
         typer.echo(inert_json(json.dumps(rows, indent=2, ensure_ascii=False)))
         return
-    _print_table(kind.value, rows)
+    names: dict[str, str] = {}
+    if kind is QueryKindArg.ROLE_ASSIGNMENTS:
+        from auditor.audit.names import estate_names
+
+        names = estate_names(estate)  # principal and role names next to their GUIDs
+    _print_table(kind.value, rows, names)
 
 
-def _print_table(kind: str, rows: list[dict[str, Any]]) -> None:
+def _print_table(
+    kind: str, rows: list[dict[str, Any]], names: dict[str, str] | None = None
+) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -157,7 +164,7 @@ def _print_table(kind: str, rows: list[dict[str, Any]]) -> None:
     for header, _ in columns:
         table.add_column(header, overflow="fold")
     for row in rows:
-        table.add_row(*(_cell(_at(row, path)) for _, path in columns))
+        table.add_row(*(_cell(_at(row, path), names) for _, path in columns))
     Console().print(table)
 
 
@@ -167,8 +174,9 @@ def _at(doc: Any, path: str) -> Any:
     return doc
 
 
-def _cell(value: Any) -> str:
-    """A value of the snapshot as rich markup that prints it inert and bounded."""
+def _cell(value: Any, names: dict[str, str] | None = None) -> str:
+    """A value of the snapshot as rich markup that prints it inert and bounded; a principal or
+    role GUID with its name before it when ``names`` has one."""
     from rich.markup import escape
 
     from auditor.inert import TERMINAL_LIMIT, inert
@@ -178,4 +186,7 @@ def _cell(value: Any) -> str:
     text = value if isinstance(value, str) else str(value)
     if "/roleDefinitions/" in text:
         text = text.rsplit("/", 1)[-1]
+    name = names.get(text.lower()) if names else None
+    if name:
+        text = f"{name} ({text})"
     return escape(inert(text, limit=TERMINAL_LIMIT))

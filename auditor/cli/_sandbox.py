@@ -134,9 +134,9 @@ def register(app: typer.Typer) -> None:
         if persist and snapshot is None:
             raise InputError("--persist needs --snapshot (the sample estate is not a file)")
         if snapshot is not None:
-            from auditor.estate.snapshot import load_snapshot
+            from auditor.cli._estate import read_estate
 
-            estate = load_snapshot(snapshot)
+            estate = read_estate(snapshot, snapshot_only=persist)
         else:
             from auditor.estate.sample import sample_snapshot
 
