@@ -98,9 +98,11 @@ def record(
     if path is None:
         return None
     from auditor.history import record_run
+    from auditor.history.for_reports import report_history
 
     run_id = record_run(path, result, options=options, snapshot=snapshot)
     sys.stderr.write(f"recorded run {run_id} in {path}\n")
+    result.history = report_history(path, run_id)  # the reports' trend and delta
     return run_id
 
 
@@ -110,13 +112,16 @@ def finish(
     options: AuditOptions,
     snapshot: Any = None,
     fail_on_new: bool = False,
+    run_id: int | None = None,
 ) -> None:
-    """After an audit: record it, then exit with its code (with ``fail_on_new``: the code of the
-    gate on what is new since the last run of the same target), saying why."""
+    """After an audit: record it (unless ``run_id`` says it is recorded), then exit with its code
+    (with ``fail_on_new``: the code of the gate on what is new since the last run of the same
+    target), saying why."""
     from auditor.cli import _ci
     from auditor.cli._audit import _finish
 
-    run_id = record(result, path, options, snapshot)
+    if run_id is None:
+        run_id = record(result, path, options, snapshot)
     if not fail_on_new or run_id is None or result.exit_code == 3:
         _finish(result)
         return
