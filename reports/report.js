@@ -100,17 +100,20 @@
     var visibleIds = {};
     rows.forEach(function (r, i) {
       var ok = matches(r, state, i, words);
-      r.hidden = !ok;
+      if (r.hidden === ok) { r.hidden = !ok; }
       if (ok) { shown += 1; visibleIds[r.id] = true; }
     });
     sections.forEach(function (s) {
-      s.hidden = !s.querySelector("tr.finding:not([hidden])");
+      var none = !s.querySelector("tr.finding:not([hidden])");
+      if (s.hidden !== none) { s.hidden = none; }
     });
     chips.forEach(function (c) {
-      c.hidden = !visibleIds[c.getAttribute("href").slice(1)];
+      var off = !visibleIds[c.getAttribute("href").slice(1)];
+      if (c.hidden !== off) { c.hidden = off; }
     });
     resRows.forEach(function (r) {
-      r.hidden = !r.querySelector("a.chip:not([hidden])");
+      var none = !r.querySelector("a.chip:not([hidden])");
+      if (r.hidden !== none) { r.hidden = none; }
     });
     count.textContent = shown + " of " + rows.length + " findings shown";
     count.setAttribute("data-shown", String(shown));

@@ -104,8 +104,13 @@ def test_sections_and_content(page: tuple[str, _Collector, AuditResult]) -> None
     assert "Set properties.publicNetworkAccess to Disabled" in html  # remediation
     assert 'class="chart severity-chart"' in html
     rows = [a for t, a in parsed.tags if t == "tr" and "finding" in (a.get("class") or "")]
-    assert len(rows) == len(result.findings)
-    assert {a["data-status"] for a in rows} == {"fail", "pass", "waived", "baselined"}
+    # passes are counted per rule and resource type, not listed (--include-passed lists them)
+    assert len(rows) == sum(1 for f in result.findings if f.status != "pass")
+    assert {a["data-status"] for a in rows} == {"fail", "waived", "baselined"}
+    assert "passed-counts" in ids
+    full = render(result, "html", None, RenderOptions(include_passed=True)).decode()
+    assert full.count('class="finding"') == len(result.findings)
+    assert 'data-status="pass"' in full and "passed-counts" not in full
 
 
 def test_svg_pictures_are_well_formed_and_escape_labels() -> None:

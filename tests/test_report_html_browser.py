@@ -196,7 +196,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     folder = tmp_path_factory.mktemp("html-browser")
     result = make_result(folder)
     path = folder / "report.html"
-    render(result, "html", path, RenderOptions(source_root=str(folder)))
+    render(result, "html", path, RenderOptions(source_root=str(folder), include_passed=True))
     return path, result
 
 

@@ -139,6 +139,9 @@ def _role_assignments(snapshot: Snapshot, key: str | None) -> dict[str, list[Any
     out: dict[str, list[Any]] = {"asPrincipal": [], "asCreatedBy": [], "asUpdatedBy": []}
     if key is None:
         return out
+    from auditor.estate.roles import role_catalogue, role_guid
+
+    roles = role_catalogue(snapshot.roleDefinitions)
     for index, record in enumerate(snapshot.roleAssignments):
         props = record.properties
         hits = (
@@ -148,7 +151,12 @@ def _role_assignments(snapshot: Snapshot, key: str | None) -> dict[str, list[Any
         )
         for bucket, value in hits:
             if _same(value, key):
-                out[bucket].append(_record(snapshot, "roleAssignments", index, record))
+                item = _record(snapshot, "roleAssignments", index, record)
+                role = roles.get(role_guid(props.roleDefinitionId))
+                if isinstance(item, dict) and role is not None and role.properties is not None:
+                    # the role by name next to its GUID (the record itself is unchanged)
+                    item = {**item, "roleName": role.properties.roleName}
+                out[bucket].append(item)
     return out
 
 

@@ -322,12 +322,23 @@ class AuditResult:
     """Failing findings counted but not listed (rule id -> severity -> count; see
     :func:`auditor.audit.limits.cap_failures`): in the summary and the gate's verdict."""
     access: AccessSummary | None = None
+    accessDelta: Any = None
+    """``gate --estate``: the plan's :class:`~auditor.access.AccessDelta` (contracts §9), written
+    as ``accessDelta`` in the JSON; None otherwise."""
     toolVersion: str = __version__
     coverage: Coverage = field(default_factory=Coverage)
     failOnUnknown: bool = False
     """``--fail-on-unknown``: an ``unknown`` finding fails the gate (exit code 1)."""
     requireComplete: bool = False
     """``--require-complete``: a rule that lacked its inputs makes the run incomplete (exit 3)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Display names the snapshot holds for the ids the reports show (lower-case id -> name; see
+    :mod:`auditor.audit.names`): shown next to the ids by the reports for people, not in the
+    JSON."""
+    history: dict[str, Any] | None = None
+    """``--history FILE``: the run's target's trend and what changed since its last audit
+    (:func:`auditor.history.for_reports.report_history`), for the HTML and Markdown reports; not
+    in the JSON."""
 
     def summary(self) -> dict[str, int]:
         """Counts per severity of failing findings, plus passed, waived, baselined and unknown
@@ -427,8 +438,9 @@ class AuditResult:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """The findings document of contracts section 6 (``schemaVersion`` 1)."""
-        return {
+        """The findings document of contracts section 6 (``schemaVersion`` 1), with the access
+        delta of contracts §9 as ``accessDelta`` when there is one."""
+        doc = {
             "schemaVersion": SCHEMA_VERSION,
             "tool": {"name": "auditor", "version": self.toolVersion},
             "startedAt": self.startedAt,
@@ -448,3 +460,6 @@ class AuditResult:
             "coverage": self.coverage.to_json(),
             "warnings": list(self.warnings),
         }
+        if self.accessDelta is not None:
+            doc["accessDelta"] = self.accessDelta.to_wire()
+        return doc

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from auditor.audit.baseline import apply_baseline, load_baseline, write_baseline
 from auditor.audit.budget import Budget
-from auditor.audit.engine import Engine, Evaluation
+from auditor.audit.engine import Engine, Evaluation, rule_texts
 from auditor.audit.findings import (
     SEVERITY_RANK,
     AccessSummary,
@@ -30,8 +30,16 @@ from auditor.audit.findings import (
     Severity,
 )
 from auditor.audit.limits import MAX_FAILURES_PER_RULE, cap_failures, unlisted_warnings
+from auditor.audit.names import estate_names
 from auditor.audit.packs import Catalogue, Rule, shipped_catalogue
-from auditor.audit.settings import AuditConfig, load_config, select_rules, split_patterns, today
+from auditor.audit.settings import (
+    AuditConfig,
+    check_patterns,
+    load_config,
+    select_rules,
+    split_patterns,
+    today,
+)
 from auditor.audit.waivers import Waiver, apply_waivers, inline_waivers, load_waivers
 from auditor.errors import InputError
 from auditor.estate.plan import Plan
@@ -104,6 +112,11 @@ def prepare(options: AuditOptions) -> Prepared:
     else:
         config = AuditConfig()
     settings = effective_settings(catalogue, config.settings, options.settings)
+    where = config.source or "the configuration"
+    check_patterns(catalogue.rules, split_patterns(config.checks), source=f"{where}: check")
+    check_patterns(
+        catalogue.rules, split_patterns(config.skip_checks), source=f"{where}: skip-check"
+    )
     checks = split_patterns([*config.checks, *options.checks])
     skips = split_patterns([*config.skip_checks, *options.skip_checks])
     rules = select_rules(catalogue.rules, checks, skips)
@@ -175,7 +188,7 @@ def _finish(
         warnings.extend(unlisted_warnings(unlisted, limit))
     result = AuditResult(
         findings=listed,
-        rules=[r.info for r in evaluation.rules_run],
+        rules=[rule_texts(r.info, prep.settings) for r in evaluation.rules_run],
         startedAt=started,
         finishedAt=_now(),
         target=target,
@@ -280,7 +293,7 @@ def audit_snapshot(
             entry["kind"] = "api"
             entry.pop("file", None)
             entry["url"] = target
-    return _finish(
+    result = _finish(
         prep,
         options,
         evaluation,
@@ -290,6 +303,9 @@ def audit_snapshot(
         incomplete=incomplete,
         warnings=snapshot.warnings,
     )
+    listed = (f.resourceId for f in result.findings if f.status != "pass")
+    result.names = estate_names(snapshot, listed)
+    return result
 
 
 def gate_plan(
@@ -298,18 +314,45 @@ def gate_plan(
     *,
     skipped: Sequence[Mapping[str, Any]] = (),
     warnings: Sequence[str] = (),
+    estate: Snapshot | None = None,
 ) -> AuditResult:
     """Judge a plan with every selected plan rule (the pre-deployment gate). ``skipped`` lists the
     inputs passed over (``{"file", "reason"}``: a folder's unrecognised files) and ``warnings``
     what a reader wants the user to know; both go in the result. The requests' inline
-    suppressions are waivers after those of the waivers file (:func:`inline_waivers`)."""
+    suppressions are waivers after those of the waivers file (:func:`inline_waivers`).
+
+    ``estate`` (``gate --estate``) is the estate the plan deploys to: the access change of the
+    plan's role and deny assignment requests is computed against it
+    (:func:`auditor.access.plan_access_change`), judged by the ACC rules and kept as the result's
+    ``accessDelta``. Without it, those requests are ``unknown`` for the ACC rules and a warning
+    says the access change was not computed."""
+    from auditor.audit.checks.access_change import ACCESS_CHANGE
+
     options = options or AuditOptions()
     started = _now()
     prep = prepare(options)
     prep.waivers = [*prep.waivers, *inline_waivers(plan)]
     engine = Engine(settings=prep.settings, as_of=prep.as_of, plan=plan, files=options.files)
+    warnings = list(warnings)
+    change = None
+    if estate is not None:
+        from auditor.access.plan_change import plan_access_change
+        from auditor.audit.coverage import EstateCoverage
+
+        change = plan_access_change(estate, plan)
+        engine.context.cache[ACCESS_CHANGE] = change
+        engine.inputs.extend(EstateCoverage(estate).inputs())
+        warnings.extend([*estate.warnings, *change.notes])
+    else:
+        count = sum(1 for r in plan.requests if r.kind in ("roleAssignment", "denyAssignment"))
+        if count:
+            warnings.append(
+                f"the plan has {count} role or deny assignment request(s) but no estate was "
+                "given: the access change was not computed and ACC-001..003 are unknown (gate "
+                "with --estate SNAPSHOT)"
+            )
     evaluation = engine.run(prep.rules, budget=options.budget)
-    return _finish(
+    result = _finish(
         prep,
         options,
         evaluation,
@@ -319,13 +362,28 @@ def gate_plan(
         warnings=warnings,
         skipped=skipped,
     )
+    if change is not None:
+        result.accessDelta = change.delta
+    return result
 
 
-def rule_catalogue_json(catalogue: Catalogue | None = None) -> dict[str, Any]:
-    """``auditor rules list --format json``: every rule and every setting with its default."""
+def rule_catalogue_json(
+    catalogue: Catalogue | None = None, settings: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``auditor rules list --format json``: every rule (its texts filled from the defaults and
+    ``settings``) and every setting with its default."""
     catalogue = catalogue or shipped_catalogue()
+    values = effective_settings(catalogue, settings or {})
+    rules = []
+    for r in catalogue.rules:
+        doc = r.to_json(catalogue.settings)
+        info = rule_texts(r.info, values)
+        for key in ("title", "description", "remediation"):
+            if key in doc:
+                doc[key] = getattr(info, key)
+        rules.append(doc)
     return {
-        "rules": [r.to_json(catalogue.settings) for r in catalogue.rules],
+        "rules": rules,
         "settings": {name: s.to_json() for name, s in sorted(catalogue.settings.items())},
     }
 

@@ -503,12 +503,13 @@ def register(app: typer.Typer) -> None:
                 result = audit_snapshot(
                     estate, options, target=base_url, target_kind="api", incomplete=incomplete
                 )
+        run_id = _history.record(result, history_file, options, estate)  # before the reports
         if _ci.mode.text_on_terminal:  # no spinner beside a report on the terminal
             emit(result, outputs, sarif_anchor, compact, include_passed)
         else:
             with stage("Writing the reports"):
                 emit(result, outputs, sarif_anchor, compact, include_passed)
-        _history.finish(result, history_file, options, estate, fail_on_new)
+        _history.finish(result, history_file, options, estate, fail_on_new, run_id)
 
     @app.command("gate")
     def gate(
@@ -685,8 +686,8 @@ def register(app: typer.Typer) -> None:
         result = gate_plan(
             loaded, options, skipped=read.skipped, warnings=read.warnings, estate=before
         )
+        _history.record(result, history_file, options)  # before the reports: their trend
         emit(result, outputs, sarif_anchor, compact, include_passed)
-        _history.record(result, history_file, options)
         if result.exit_code or not apply:
             if apply and result.exit_code:
                 sys.stderr.write("the gate failed: the plan was not applied\n")
@@ -714,7 +715,7 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"expected table or json, found {fmt!r}", source="--format")
         catalogue = shipped_catalogue()
         cfg = load_config(os.fspath(config) if config is not None else None, catalogue.settings)
-        doc = rule_catalogue_json(catalogue)
+        doc = rule_catalogue_json(catalogue, cfg.settings)
         for name, value in cfg.settings.items():
             doc["settings"][name]["value"] = jsonable(value)
         for entry in doc["settings"].values():

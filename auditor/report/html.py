@@ -5,7 +5,8 @@ Built from Jinja2 templates in the shipped ``reports/`` folder with autoescaping
 unknown findings, which no rule could judge, counted on their own card and filterable by status),
 findings grouped by rule (evidence, remediation, references, source file and line) with filters and
 search, an index by resource, the waiver register, the access section (privileged principals per
-subscription and each shadow admin's escalation path as a small SVG graph), coverage (inputs read,
+subscription and each shadow admin's escalation path as a small SVG graph), the access changes of
+``gate --estate`` (before and after per principal), coverage (inputs read,
 rules that lacked an input, files skipped) and the rule catalogue.
 
 Untrusted text is escaped and made inert (control characters and invisible bidi and format
@@ -28,6 +29,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from auditor.audit.findings import SEVERITIES, SEVERITY_RANK, Finding, RuleInfo, WaiverInfo
+from auditor.audit.names import describe
 from auditor.report import _svg
 from auditor.report._sanitize import (
     clean_html,
@@ -38,6 +40,7 @@ from auditor.report._sanitize import (
     scalar_text,
     xml_text,
 )
+from auditor.report.trends import trend_view
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -57,6 +60,8 @@ class FindingView:
     details: Markup
     """Waiver, evidence, remediation and references (when they differ from the rule's), source:
     built here with every value escaped, since this runs 10,000 times in a large report."""
+    name: str = ""
+    """The resource in the names the snapshot holds (:func:`auditor.audit.names.describe`)."""
 
 
 @dataclass
@@ -64,16 +69,36 @@ class RuleGroup:
     rule: RuleInfo
     findings: list[FindingView] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    worst: str | None = None
+    """The highest severity of the rule's failing findings (a finding may be rated above the
+    rule's default by ``severityWhen``); None when nothing fails."""
 
     @property
     def failing(self) -> int:
         return self.counts.get("fail", 0)
+
+    @property
+    def severity(self) -> str:
+        """The severity the rule is shown and ordered by: its worst failing finding's, else its
+        default."""
+        return self.worst or self.rule.severity
+
+
+@dataclass
+class PassedRow:
+    """Passing findings counted per rule and resource type (listed only with
+    ``--include-passed``)."""
+
+    rule: RuleInfo
+    resourceType: str
+    count: int
 
 
 @dataclass
 class ResourceRow:
     resource: str
     resourceType: str
+    name: str = ""
     findings: list[FindingView] = field(default_factory=list)
 
 
@@ -83,6 +108,63 @@ class WaiverRow:
     state: str
     """``applied``, ``expired`` or ``stale``."""
     findings: int
+
+
+@dataclass
+class AccessChangeRow:
+    """One change of the access delta (``gate --estate``) as the "Access changes" section shows
+    it: the operation and scope, before and after, and what it goes through."""
+
+    action: str
+    scope: str
+    before: str
+    after: str
+    via: str
+
+
+@dataclass
+class AccessPrincipal:
+    principalId: str
+    name: str
+    changes: list[AccessChangeRow] = field(default_factory=list)
+
+
+ACCESS_ROWS = 1_000
+"""Changes the "Access changes" section lists (the JSON report's ``accessDelta`` has all)."""
+
+
+def access_changes(result: AuditResult) -> dict[str, Any] | None:
+    """The "Access changes" section: the access delta grouped by principal, before and after (at
+    most :data:`ACCESS_ROWS` changes), with its summary; None when the run has no delta."""
+    delta = result.accessDelta
+    if delta is None:
+        return None
+    names: dict[str, str] = delta.names
+    principals: list[AccessPrincipal] = []
+    shown = 0
+    for principal, changes in delta.by_principal().items():
+        if shown >= ACCESS_ROWS:
+            break
+        row = AccessPrincipal(principal, names.get(principal) or principal)
+        for c in changes[: ACCESS_ROWS - shown]:
+            parts: list[str] = []
+            if c.path:
+                parts.append("through " + " → ".join(names.get(g, g) for g in c.path))
+            ids, verb = (c.grantedBy, "granted by") if c.grantedBy else (c.deniedBy, "blocked by")
+            if ids:
+                more = f" (+{len(ids) - 1})" if len(ids) > 1 else ""
+                parts.append(f"{verb} {ids[0]}{more}")
+            action = c.action + (" (data)" if c.dataAction else "")
+            row.changes.append(
+                AccessChangeRow(action, c.scope, c.before, c.after, "; ".join(parts))
+            )
+        shown += len(row.changes)
+        principals.append(row)
+    return {
+        "summary": delta.summary,
+        "principals": principals,
+        "more": len(delta.changes) - shown,
+    }
 
 
 def _ref_html(ref: str) -> str:
@@ -157,22 +239,35 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     groups: dict[str, RuleGroup] = {}
     resources: dict[str, ResourceRow] = {}
     views: list[FindingView] = []
+    passed: Counter[tuple[str, str]] = Counter()
+    include_passed = options.include_passed
+    names = result.names
     for n, f in enumerate(result.findings):
         rule = rules.get(f.ruleId)
         if rule is None:
             rule = rules[f.ruleId] = RuleInfo(
                 f.ruleId, f.title, f.severity, f.resourceType, (), "", f.remediation, f.references
             )
-        view = FindingView(n=n, f=f, details=Markup(details_html(f, rule)))
-        views.append(view)
         group = groups.get(f.ruleId)
         if group is None:
             group = groups[f.ruleId] = RuleGroup(rule)
-        group.findings.append(view)
-        group.counts[f.status] = group.counts.get(f.status, 0) + 1
+        status = f.status
+        group.counts[status] = group.counts.get(status, 0) + 1
+        if status == "pass" and not include_passed:
+            # passes are counted, not listed: a large estate has millions of them
+            passed[(f.ruleId, f.resourceType)] += 1
+            continue
+        if status == "fail" and (
+            group.worst is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[group.worst]
+        ):
+            group.worst = f.severity
         row = resources.get(f.resourceId)
         if row is None:
-            row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType)
+            label = describe(f.resourceId, names)
+            row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType, label)
+        view = FindingView(n=n, f=f, details=Markup(details_html(f, rule)), name=row.name)
+        views.append(view)
+        group.findings.append(view)
         row.findings.append(view)
 
     for group in groups.values():
@@ -181,7 +276,7 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         groups.values(),
         key=lambda g: (
             0 if g.failing else 1,
-            -SEVERITY_RANK.get(g.rule.severity, 0),
+            -SEVERITY_RANK.get(g.severity, 0),
             -g.failing,
             g.rule.id,
         ),
@@ -228,6 +323,8 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         "waivers": waiver_rows,
         "privileged": dict(privileged),
         "escalations": escalations,
+        "access_changes": access_changes(result),
+        "trends": trend_view(result.history),
         "severity_chart": _svg.severity_chart(summary),
         "status_chart": _svg.status_bar(status_counts),
         "blocking": len(blocking),
@@ -235,8 +332,22 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         "unknown": status_counts.get("unknown", 0),
         "coverage": result.coverage,
         "absent": sorted({n for i in result.coverage.inputs for n in i.get("absent", ())}),
-        "total": len(result.findings),
+        "total": len(views),
+        "include_passed": include_passed,
+        "passed_rows": [
+            PassedRow(rules[rule_id], rtype, count)
+            for (rule_id, rtype), count in sorted(passed.items())
+        ],
     }
+
+
+def _rid(value: object) -> Markup:
+    """A resource id escaped and made inert, breakable only after its path separators
+    (``<wbr>`` after each ``/``)."""
+    from markupsafe import Markup
+
+    text = value if isinstance(value, str) else scalar_text(value)
+    return Markup(escape_html(text).replace("/", "/<wbr>"))
 
 
 def _is_url(value: object) -> bool:
@@ -273,6 +384,7 @@ def environment() -> Environment:
     )
     env.tests["url"] = _is_url
     env.filters["tojson_pretty"] = evidence_json
+    env.filters["rid"] = _rid
     return env
 
 

@@ -13,7 +13,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from auditor.audit.findings import SEVERITIES, SEVERITY_RANK, Finding
+from auditor.audit.names import describe
 from auditor.report._sanitize import md_code, md_text
+from auditor.report.trends import markdown_since_last
 
 if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult, WaiverInfo
@@ -74,6 +76,7 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
         ))  # fmt: skip
         out.append("")
 
+    out.extend(markdown_since_last(result.history))
     if failures:
         out.append(f"### Top failures ({min(TOP, len(failures))} of {len(failures)})")
         out.append("")
@@ -82,7 +85,7 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
         for f in failures[:TOP]:
             out.append(
                 f"| {ICONS.get(f.severity, '')} {f.severity} | {md_code(f.ruleId)} | "
-                f"{md_code(f.resourceId, 120)} | {md_text(f.message, 300)} |"
+                f"{_resource(f.resourceId, result.names)} | {md_text(f.message, 300)} |"
             )
         out.append("")
 
@@ -138,7 +141,7 @@ def _details(result: AuditResult, failures: list[Finding], room: int) -> str:
         lines += block
         used += size
         for f in items:
-            line = f"- {md_code(f.resourceId, 160)}: {md_text(f.message, 400)}"
+            line = f"- {_resource(f.resourceId, result.names, 160)}: {md_text(f.message, 400)}"
             if used + len(line) + 1 > room:
                 stop = True
                 break
@@ -207,3 +210,10 @@ def _waivers(result: AuditResult) -> str:
             lines += [f"**{name}**", "", *_waiver_rows(ws), ""]
     lines += ["</details>", ""]
     return "\n".join(lines)
+
+
+def _resource(resource_id: str, names: dict[str, str], limit: int = 120) -> str:
+    """The resource's names the snapshot holds, then its id (as code)."""
+    name = describe(resource_id, names)
+    code = md_code(resource_id, limit)
+    return f"{md_text(name, 160)} {code}" if name else code

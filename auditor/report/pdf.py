@@ -66,7 +66,7 @@ def build_html(result: AuditResult, options: RenderOptions) -> str:
     left_out = 0
     for group in context["groups"]:
         shown = [v for v in group.findings if v.f.status != "pass"]
-        passed = len(group.findings) - len(shown)
+        passed = group.counts.get("pass", 0)
         detail, rest = shown[:per_rule], shown[per_rule:]
         table = rest[:table_budget]
         table_budget -= len(table)

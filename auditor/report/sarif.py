@@ -219,7 +219,9 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
             "tags": tags,
         },
     }
-    urls = [r for r in refs if is_url(r)]
+    from auditor.audit.rule_docs import rule_page_url  # the rule's page, with a docs base URL
+
+    urls = [u for u in [rule_page_url(rule.id)] if u] + [r for r in refs if is_url(r)]
     if urls:
         out["helpUri"] = urls[0]
     return out

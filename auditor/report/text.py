@@ -24,6 +24,7 @@ from auditor.audit.findings import (
     Severity,
     WaiverInfo,
 )
+from auditor.audit.names import describe
 from auditor.inert import inert
 from auditor.report._locate import SourceLines
 
@@ -174,6 +175,27 @@ def _notes(result: AuditResult) -> list[tuple[str, list[str]]]:
     return notes
 
 
+ACCESS_LINES = 200
+"""Lines of the "Access changes" table shown (the JSON report's ``accessDelta`` has every one)."""
+
+
+def _access_changes(result: AuditResult) -> list[str]:
+    """``gate --estate``: the access delta as the compact table of ``auditor access diff``,
+    cut at :data:`ACCESS_LINES` lines."""
+    if result.accessDelta is None:
+        return []
+    from auditor.report.access_delta import delta_text
+
+    lines = delta_text(result.accessDelta).rstrip("\n").split("\n")
+    if len(lines) > ACCESS_LINES:
+        rest = len(lines) - ACCESS_LINES
+        lines = [
+            *lines[:ACCESS_LINES],
+            f"  ... and {rest} more line(s): see accessDelta in -o json",
+        ]
+    return lines
+
+
 def _header(result: AuditResult) -> str:
     return (
         f"auditor {result.toolVersion}: {result.targetKind} {_t(result.target)} "
@@ -194,6 +216,9 @@ def render_plain(result: AuditResult) -> str:
                 f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}"
                 + (f"  ({where})" if where else "")
             )
+            name = describe(f.resourceId, result.names)
+            if name:  # the names the snapshot holds, next to the id
+                lines.append(f"      = {_m(name)}")
             lines.append(f"      {_m(f.message)}")
             if f.waiver is not None:
                 state = "EXPIRED " if f.waiver.expired else ""
@@ -204,6 +229,9 @@ def render_plain(result: AuditResult) -> str:
             if f.status == "fail" and f.remediation:
                 lines.append(f"      fix: {_m(f.remediation)}")
         lines.append("")
+    access = _access_changes(result)
+    if access:
+        lines.extend([*access, ""])
     for note_title, notes in _notes(result):
         lines.append(f"{note_title} ({len(notes)}):")
         lines.extend(f"  {item}" for item in notes)
@@ -240,6 +268,8 @@ def render_compact(result: AuditResult) -> str:
         lines.append(f"Rules with unknown findings ({len(unknown)}): " + ", ".join(
             f"{_t(rule)} {n}" for rule, n in sorted(unknown.items())
         ))  # fmt: skip
+    if result.accessDelta is not None:
+        lines.append(_access_changes(result)[0])
     for note_title, notes in _notes(result):
         lines.append(f"{note_title}: {len(notes)}")
     if result.coverage.incompleteRules:
@@ -253,13 +283,19 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
     return text.encode("utf-8")
 
 
-def _rows(items: Iterable[Finding]) -> Iterable[tuple[Severity, str, str, str]]:
+def _rows(
+    items: Iterable[Finding], names: dict[str, str] | None = None
+) -> Iterable[tuple[Severity, str, str, str]]:
     for f in items:
         message = _m(f.message)
         if f.waiver is not None:
             state = "expired " if f.waiver.expired else ""
             message += f"\n({state}waiver {_t(f.waiver.id)} until {_t(f.waiver.expires)})"
-        yield f.severity, _t(f.ruleId), _t(f.resourceId), message
+        if f.status == "fail" and f.remediation:  # as the plain text shows it
+            message += f"\nfix: {_m(f.remediation)}"
+        name = describe(f.resourceId, names) if names else ""
+        resource = f"{_m(name)}\n{_t(f.resourceId)}" if name else _t(f.resourceId)
+        yield f.severity, _t(f.ruleId), resource, message
 
 
 def print_rich(result: AuditResult, console: Any) -> None:
@@ -288,12 +324,14 @@ def print_rich(result: AuditResult, console: Any) -> None:
         table.add_column("Rule", no_wrap=True)
         table.add_column("Resource", overflow="fold")
         table.add_column("Message", overflow="fold")
-        for sev, rule, resource, message in _rows(items):
+        for sev, rule, resource, message in _rows(items, result.names):
             # Text, not str: a cell given as str is read as rich markup ("[link=...]")
             table.add_row(
                 Text(sev, style=SEVERITY_STYLE[sev]), Text(rule), Text(resource), Text(message)
             )
         console.print(table)
+    for line in _access_changes(result):
+        console.print(line, markup=False, highlight=False)
     for title, notes in _notes(result):
         console.print(Text(f"{title} ({len(notes)}):", style="bold"))
         for note in notes:

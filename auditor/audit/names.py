@@ -1,0 +1,85 @@
+"""Names, not ids: the display names a snapshot holds for the ids the reports show.
+
+:func:`estate_names` collects them once per run (lower-case id -> name): subscriptions and
+management groups (the hierarchy's ``displayName``), principals (the directory's ``displayName``),
+roles (``roleName``, by GUID) and, for the role assignments the reports list, "principal as role".
+Only what is asked for is looked up, so a run over a million assignments stays fast.
+
+:func:`describe` turns a resource id into the words a reviewer reads ("Payments prod › resource
+group rg-edge › Kofi Berg as Contributor"); the id itself is kept beside it for machines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from auditor.estate.snapshot import Snapshot
+
+_SUBSCRIPTION = re.compile(r"^/subscriptions/([^/]+)", re.IGNORECASE)
+_MANAGEMENT_GROUP = re.compile(
+    r"^/providers/[^/]+\.Management/managementGroups/([^/]+)", re.IGNORECASE
+)
+_RESOURCE_GROUP = re.compile(r"/resourceGroups/([^/]+)", re.IGNORECASE)
+_ASSIGNMENT = "/providers/cloud.authorization/roleassignments/"
+
+
+def estate_names(snapshot: Snapshot, resource_ids: Iterable[str] = ()) -> dict[str, str]:
+    """The names of the hierarchy, the roles and principals, and of the role assignments among
+    ``resource_ids``, by lower-case id (principals and roles also by their GUID)."""
+    from auditor.estate.roles import role_catalogue, role_guid
+
+    names: dict[str, str] = {}
+    for entry in snapshot.hierarchy:
+        if entry.displayName:
+            names[entry.id.lower()] = entry.displayName
+    for role in snapshot.roleDefinitions:
+        if role.id and role.properties is not None and role.properties.roleName:
+            names[role.id.lower()] = role.properties.roleName
+    roles = {
+        key: role.properties.roleName
+        for key, role in role_catalogue(snapshot.roleDefinitions).items()
+        if role.properties is not None and role.properties.roleName
+    }
+    wanted = {rid.lower() for rid in resource_ids if _ASSIGNMENT in rid.lower()}
+    assignments: dict[str, tuple[str, str]] = {}
+    if wanted:
+        for ra in snapshot.roleAssignments:
+            key = ra.id.lower()
+            if key in wanted:
+                props = ra.properties
+                assignments[key] = (props.principalId.lower(), role_guid(props.roleDefinitionId))
+    people: dict[str, str] = {}
+    for principal in snapshot.principals:
+        if principal.displayName:
+            people[principal.id.lower()] = principal.displayName
+    for key, (principal_id, role_id) in assignments.items():
+        who = people.get(principal_id)
+        what = roles.get(role_id)
+        if who or what:
+            names[key] = f"{who or principal_id} as {what or role_id}"
+    names.update(people)
+    names.update(roles)
+    return names
+
+
+def describe(resource_id: str, names: Mapping[str, str]) -> str:
+    """``resource_id`` in the names ``names`` holds: its subscription or management group, its
+    resource group, and its own name when known ("" when there is nothing to add to the id)."""
+    if not names or not resource_id:
+        return ""
+    parts: list[str] = []
+    m = _SUBSCRIPTION.match(resource_id) or _MANAGEMENT_GROUP.match(resource_id)
+    if m is not None:
+        top = names.get(m.group(0).lower())
+        if top:
+            parts.append(top)
+    g = _RESOURCE_GROUP.search(resource_id)
+    if g is not None and parts:
+        parts.append(f"resource group {g.group(1)}")
+    own = names.get(resource_id.lower())
+    if own and (m is None or len(m.group(0)) != len(resource_id)):
+        parts.append(own)
+    return " › ".join(parts)
