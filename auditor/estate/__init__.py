@@ -3,6 +3,7 @@ output helpers every reader and writer of a file uses."""
 
 from auditor.estate._files import (
     check_utf8,
+    forget_inputs,
     open_input,
     read_input_bytes,
     read_input_text,
@@ -15,6 +16,7 @@ __all__ = [
     "check_utf8",
     "check_value",
     "decode_json",
+    "forget_inputs",
     "nesting_error",
     "open_input",
     "read_input_bytes",

@@ -39,6 +39,22 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+_INPUTS: set[tuple[int, int, int, int]] = set()
+"""The regular files read as inputs since :func:`forget_inputs` (device, inode, size, modification
+time): :func:`write_atomic` never writes over one of them, so no input is lost to an output path
+that names it (``-o json=estate.json`` after ``--snapshot estate.json``)."""
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def forget_inputs() -> None:
+    """Start a new run: the files read so far no longer count as its inputs (the CLI calls this
+    once per command, so in-process runs in a row do not see each other's inputs)."""
+    _INPUTS.clear()
+
+
 def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
     """A read-only descriptor of the regular file ``name`` (with ``pipes``, a pipe too), or an
     InputError: missing, unreadable, a directory, a device, a socket. Opening anything else never
@@ -63,9 +79,12 @@ def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
                     f"expected a {what} (a regular file), found {file_kind(mode)}", source=name
                 ) from None
         raise InputError(f"cannot read the {what}: {exc.strerror}", source=name) from None
-    mode = os.fstat(fd).st_mode
+    info = os.fstat(fd)
+    mode = info.st_mode
     if stat.S_ISREG(mode) or (pipes and stat.S_ISFIFO(mode)):
         os.set_blocking(fd, True)
+        if stat.S_ISREG(mode):
+            _INPUTS.add(_identity(info))
         return fd
     os.close(fd)
     raise InputError(f"expected a {what} (a regular file), found {file_kind(mode)}", source=name)
@@ -268,13 +287,19 @@ def _names_a_stream(name: str) -> bool:
 
 
 def write_atomic(
-    path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False, what: str = "file"
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    overwrite: bool = False,
+    what: str = "file",
+    replace_input: bool = False,
 ) -> None:
     """Write ``data`` to ``path``.
 
     A regular file (or a new one) is written through a temporary file in the same folder and a
     rename, so a reader never sees half of it; without ``overwrite`` an existing file is refused
-    (exit code 2), so no input is ever lost. Anything else that exists (``/dev/null``, a named
+    (exit code 2), and so is a file this run read as an input (unless ``replace_input``: the
+    sandbox's ``--persist`` writes its own snapshot back), so no input is ever lost. Anything else that exists (``/dev/null``, a named
     pipe, a symbolic link to one) and a process's open file (``/dev/stdout``, ``/dev/fd/N``,
     ``/proc/...``) is written to in place and never replaced; a directory is refused.
     """
@@ -295,6 +320,12 @@ def write_atomic(
     if info is not None and not overwrite:
         raise InputError(
             f"the {what} exists already; choose another name or allow overwriting", source=name
+        )
+    if info is not None and not replace_input and _identity(info) in _INPUTS:
+        raise InputError(
+            f"refusing to write the {what} over a file this run reads as an input; "
+            "choose another name",
+            source=name,
         )
     folder = target.parent if str(target.parent) else Path(".")
     try:

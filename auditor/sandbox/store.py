@@ -349,7 +349,12 @@ class Store:
             data = dumps_snapshot(self.snapshot, indent=2)
             try:
                 await asyncio.to_thread(
-                    write_atomic, path, data, overwrite=True, what="snapshot file"
+                    write_atomic,
+                    path,
+                    data,
+                    overwrite=True,
+                    what="snapshot file",
+                    replace_input=True,
                 )
             except (OSError, InputError) as exc:
                 raise PersistError(str(exc)) from None
