@@ -44,9 +44,7 @@ def test_a_report_over_a_waivers_file_is_refused(
     assert "input" in capsys.readouterr().err
 
 
-def test_the_next_command_may_write_where_the_last_one_read(
-    snapshot: Path, tmp_path: Path
-) -> None:
+def test_the_next_command_may_write_where_the_last_one_read(snapshot: Path, tmp_path: Path) -> None:
     # inputs belong to one command: a later run writing over an earlier run's input is the user's
     # explicit choice (and another file now)
     report = tmp_path / "report.json"

@@ -44,7 +44,7 @@ from auditor.api._transport import ApiError, bounded
 from auditor.api.client import ResourceManagerClient
 from auditor.api.devtooling import DevToolingClient
 from auditor.errors import IncompleteError, InputError
-from auditor.estate._files import write_atomic
+from auditor.estate import write_atomic
 from auditor.estate.snapshot import Snapshot, dumps_snapshot, loads_snapshot
 
 RoleAssignmentMode = Literal["subscription", "provider"]

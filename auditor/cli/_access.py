@@ -340,8 +340,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every record of the snapshot that names one data subject."""
         from auditor.access import gdpr_export
-        from auditor.estate._files import write_atomic
         from auditor.cli._estate import read_estate
+        from auditor.estate import write_atomic
 
         if sum(v is not None for v in (principal_id, email, principal)) != 1:
             raise InputError("give exactly one of --principal-id, --email and --principal")
@@ -483,7 +483,7 @@ def _register_diff(access: typer.Typer) -> None:
         operation and scope whose decision differs, with the membership path and assignment behind
         it (exit 0: the delta is information)."""
         from auditor.access import access_delta
-        from auditor.estate._files import write_atomic
+        from auditor.estate import write_atomic
         from auditor.report.access_delta import delta_json, delta_text
 
         targets: list[tuple[str, str | None]] = []

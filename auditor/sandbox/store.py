@@ -16,7 +16,7 @@ from typing import Any
 
 from auditor.access.directory import Directory
 from auditor.errors import InputError
-from auditor.estate._files import write_atomic
+from auditor.estate import write_atomic
 from auditor.estate.snapshot import Snapshot, dumps_snapshot
 from auditor.model.access import ALL_PRINCIPALS_ID
 from auditor.model.cluster import Cluster
