@@ -3,10 +3,10 @@ output helpers every reader and writer of a file uses."""
 
 from auditor.estate._files import (
     check_utf8,
-    forget_inputs,
     open_input,
     read_input_bytes,
     read_input_text,
+    track_inputs,
     write_atomic,
 )
 from auditor.estate._json import MAX_DEPTH, check_value, decode_json, nesting_error
@@ -16,10 +16,10 @@ __all__ = [
     "check_utf8",
     "check_value",
     "decode_json",
-    "forget_inputs",
     "nesting_error",
     "open_input",
     "read_input_bytes",
     "read_input_text",
+    "track_inputs",
     "write_atomic",
 ]

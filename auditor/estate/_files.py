@@ -40,19 +40,23 @@ def file_kind(mode: int) -> str:
 
 
 _INPUTS: set[tuple[int, int, int, int]] = set()
-"""The regular files read as inputs since :func:`forget_inputs` (device, inode, size, modification
+"""The regular files read as inputs since :func:`track_inputs` (device, inode, size, modification
 time): :func:`write_atomic` never writes over one of them, so no input is lost to an output path
 that names it (``-o json=estate.json`` after ``--snapshot estate.json``)."""
+_TRACKING = [False]
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def forget_inputs() -> None:
-    """Start a new run: the files read so far no longer count as its inputs (the CLI calls this
-    once per command, so in-process runs in a row do not see each other's inputs)."""
+def track_inputs() -> None:
+    """Start a run whose inputs no output may be written over: the files read from now on count
+    as its inputs (the CLI calls this once per command, so in-process runs in a row do not see
+    each other's inputs). A library caller that loads a file and saves it back with
+    ``overwrite=True`` does not call it."""
     _INPUTS.clear()
+    _TRACKING[0] = True
 
 
 def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
@@ -83,7 +87,7 @@ def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
     mode = info.st_mode
     if stat.S_ISREG(mode) or (pipes and stat.S_ISFIFO(mode)):
         os.set_blocking(fd, True)
-        if stat.S_ISREG(mode):
+        if stat.S_ISREG(mode) and _TRACKING[0]:
             _INPUTS.add(_identity(info))
         return fd
     os.close(fd)
