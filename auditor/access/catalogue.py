@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from auditor.access._memo import make_room
 from auditor.access.conditions import Cond, make_cond
 from auditor.access.globs import compile_globs
 from auditor.estate.roles import role_catalogue, role_guid
@@ -150,8 +151,7 @@ class Catalogue:
         key = (operation, data)
         table = self._per_op.get(key)
         if table is None:
-            if len(self._per_op) > 16384:
-                self._per_op.clear()
+            make_room(self._per_op, 16384)
             table = self._per_op[key] = {}
         return table
 

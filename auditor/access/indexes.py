@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from auditor.access._memo import make_room
 from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, make_cond
 from auditor.access.directory import Directory
@@ -559,11 +560,9 @@ class Indexes:
             hit = self._plans_by_op.get((operation, data))
             if hit is None:
                 hit = self._plan(operation, data)
-                if len(self._plans_by_op) >= _PLANS_LIMIT:
-                    self._plans_by_op.clear()
+                make_room(self._plans_by_op, _PLANS_LIMIT)
                 self._plans_by_op[(operation, data)] = hit
-            if len(plans) >= _PLANS_LIMIT:
-                plans.clear()
+            make_room(plans, _PLANS_LIMIT)
             plans[action] = hit
         return hit
 
