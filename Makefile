@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install test lint typecheck pytest demo bench clean
+.PHONY: install test lint typecheck pytest demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@./.ci/ensure-venv "$(PYTHON)" "$(VENV)"
@@ -38,6 +38,11 @@ demo: install
 
 bench: install
 	$(BIN)/python benchmarks/run_all.py
+
+# The fuzz suite (tests/fuzz) with 10,000 examples a test instead of the small fixed budget
+# `make test` gives it; AUDITOR_FUZZ_EXAMPLES=N chooses another count.
+fuzz: install
+	AUDITOR_FUZZ=1 $(BIN)/pytest -n 2 -p no:cacheprovider --hypothesis-show-statistics tests/fuzz
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache audit-report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 settings.register_profile(
     "default",
@@ -14,6 +14,36 @@ settings.register_profile(
 )
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+# The fuzz suite (tests/fuzz) applies one of these to its own tests: a small fixed budget in
+# `make test`, 10,000 examples a test in `make fuzz` (AUDITOR_FUZZ=1; AUDITOR_FUZZ_EXAMPLES=N to
+# choose). A 2 s deadline per example; the suite's harness also stops a stalled example. No
+# "explain" phase: it reruns a failing example dozens of times for little news.
+_FUZZ_PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
+_FUZZ_CHECKS = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+    HealthCheck.large_base_example,
+]
+settings.register_profile(
+    "fuzz-quick",
+    max_examples=12,
+    deadline=2_000,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    phases=_FUZZ_PHASES,
+    suppress_health_check=_FUZZ_CHECKS,
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=int(os.environ.get("AUDITOR_FUZZ_EXAMPLES") or 10_000),
+    deadline=2_000,
+    print_blob=True,
+    phases=_FUZZ_PHASES,
+    suppress_health_check=_FUZZ_CHECKS,
+)
 
 
 @pytest.hookimpl(hookwrapper=True)
