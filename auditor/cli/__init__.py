@@ -17,7 +17,7 @@ import typer
 from auditor import __version__
 from auditor.cli import _access, _audit, _ci, _collect, _demo, _estate, _expr, _history, _sandbox
 from auditor.errors import EXIT_INCOMPLETE, EXIT_INPUT, EXIT_INTERNAL, AuditorError
-from auditor.estate import track_inputs
+from auditor.estate import tracking_inputs
 
 app = typer.Typer(
     name="auditor",
@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     usage_errors, exits, aborts = _click_exception_types()
     _ci.mode = _ci.CiMode()  # a command's CI options last for that command only
-    track_inputs()  # and so do the inputs no output may be written over
     try:
-        app(args=argv, prog_name="auditor", standalone_mode=False)
+        with tracking_inputs():  # and so do the inputs no output may be written over
+            app(args=argv, prog_name="auditor", standalone_mode=False)
     except AuditorError as exc:
         _print_error(str(exc))
         return exc.exit_code

@@ -1,25 +1,53 @@
 """The estate's files: snapshots and plans (:mod:`.snapshot`, :mod:`.plan`), and the input and
-output helpers every reader and writer of a file uses."""
+output helpers every reader and writer of a file uses; the record helpers the import of real
+exports shares with the snapshot loader (:func:`known_fields`, :func:`drop_secret_looking`,
+:func:`first_difference`; imported lazily, so ``import auditor.estate`` stays light)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from auditor.estate._files import (
     check_utf8,
     open_input,
     read_input_bytes,
     read_input_text,
-    track_inputs,
+    tracking_inputs,
     write_atomic,
 )
 from auditor.estate._json import MAX_DEPTH, check_value, decode_json, nesting_error
+
+if TYPE_CHECKING:
+    from auditor.estate._duplicates import first_difference
+    from auditor.estate._unknown import drop_secret_looking, known_fields
+
+_LAZY = {
+    "drop_secret_looking": "auditor.estate._unknown",
+    "known_fields": "auditor.estate._unknown",
+    "first_difference": "auditor.estate._duplicates",
+}
 
 __all__ = [
     "MAX_DEPTH",
     "check_utf8",
     "check_value",
     "decode_json",
+    "drop_secret_looking",
+    "first_difference",
+    "known_fields",
     "nesting_error",
     "open_input",
     "read_input_bytes",
     "read_input_text",
-    "track_inputs",
+    "tracking_inputs",
     "write_atomic",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditor.estate' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

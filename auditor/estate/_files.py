@@ -15,6 +15,7 @@ import mmap
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from auditor.errors import InputError
@@ -50,13 +51,19 @@ def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
-def track_inputs() -> None:
-    """Start a run whose inputs no output may be written over: the files read from now on count
-    as its inputs (the CLI calls this once per command, so in-process runs in a row do not see
-    each other's inputs). A library caller that loads a file and saves it back with
-    ``overwrite=True`` does not call it."""
+@contextlib.contextmanager
+def tracking_inputs() -> Iterator[None]:
+    """A run whose inputs no output may be written over: the files read inside count as its
+    inputs (the CLI runs each command inside one, so in-process runs in a row do not see each
+    other's inputs). A library caller that loads a file and saves it back with ``overwrite=True``
+    runs outside one."""
     _INPUTS.clear()
     _TRACKING[0] = True
+    try:
+        yield
+    finally:
+        _TRACKING[0] = False
+        _INPUTS.clear()
 
 
 def open_input(name: str, *, what: str = "file", pipes: bool = False) -> int:
