@@ -24,6 +24,7 @@ from auditor.estate import _errors
 from auditor.estate._duplicates import Merged, merge_models, merge_records, merged_warning
 from auditor.estate._files import InputData, Pager, line_column, read_input, write_atomic
 from auditor.estate._json import refuses_deep_nesting
+from auditor.estate._unknown import drop_secret_looking, known_fields
 from auditor.estate.records import (
     BULK_SECTIONS,
     DenyAssignmentRecord,
@@ -425,7 +426,7 @@ def _decode_bulk_keeping_unknown(
     records: list[Any] = []
     preserved: dict[int, Any] = {}
     for index, item in enumerate(items):
-        known, had_unknown = _known_fields(item, cls)
+        known, had_unknown = known_fields(item, cls)
         try:
             records.append(msgspec.convert(known, cls))
         except msgspec.ValidationError as exc:
@@ -435,70 +436,12 @@ def _decode_bulk_keeping_unknown(
         if had_unknown:
             if dropped is not None:
                 before = len(dropped)
-                _drop_secret_looking(item, cls, f"{key}[{index}]", dropped)
-                if len(dropped) > before and not _known_fields(item, cls)[1]:
+                drop_secret_looking(item, cls, f"{key}[{index}]", dropped)
+                if len(dropped) > before and not known_fields(item, cls)[1]:
                     continue  # nothing unknown is left: the record is the whole item
             preserved[index] = item
     intern_strings(key, records)
     return records, preserved
-
-
-def _drop_secret_looking(value: Any, cls: type[Any], path: str, dropped: list[str]) -> None:
-    """Drop, in place, the unknown fields with secret-looking names of a bulk item (at any depth,
-    inside unknown fields too); their paths go to ``dropped``."""
-    if not isinstance(value, dict):
-        return
-    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
-    for k in list(value):
-        where = f"{path}.{k}"
-        f = fields.get(k)
-        if f is None:
-            if is_secret_looking_name(k):
-                del value[k]
-                dropped.append(where)
-            else:
-                drop_from_unknown(value[k], where, dropped)
-            continue
-        inner = _struct_type(f.type)
-        v = value[k]
-        if inner is not None and isinstance(v, dict):
-            _drop_secret_looking(v, inner, where, dropped)
-        elif inner is not None and isinstance(v, list):
-            for i, x in enumerate(v):
-                _drop_secret_looking(x, inner, f"{where}[{i}]", dropped)
-
-
-def _known_fields(value: Any, cls: type[Any]) -> tuple[Any, bool]:
-    if not isinstance(value, dict):
-        return value, False
-    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
-    out: dict[str, Any] = {}
-    unknown = False
-    for k, v in value.items():
-        f = fields.get(k)
-        if f is None:
-            unknown = True
-            continue
-        inner = _struct_type(f.type)
-        if inner is not None and isinstance(v, dict):
-            v, u = _known_fields(v, inner)
-            unknown |= u
-        elif inner is not None and isinstance(v, list):
-            parts = [_known_fields(x, inner) for x in v]
-            v = [p[0] for p in parts]
-            unknown |= any(p[1] for p in parts)
-        out[k] = v
-    return out, unknown
-
-
-def _struct_type(annotation: Any) -> type[Any] | None:
-    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _struct_type(arg)
-        if found is not None:
-            return found
-    return None
 
 
 def _decode_small(key: str, raw: msgspec.Raw, source: str) -> Any:

@@ -16,9 +16,8 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from auditor.errors import InputError
 from auditor.expr.arm.ast import Call, Expr, Index, IntLit, Property, StrLit
-from auditor.expr.errors import ExpressionSyntaxError
+from auditor.expr.errors import ExpressionSyntaxError, accepted_terminals, caret_under, locate
 
 if TYPE_CHECKING:
     from lark import Lark, Token
@@ -67,15 +66,17 @@ class ArmSyntaxError(ExpressionSyntaxError):
         redacted: bool = False,
         plain_problem: str | None = None,
     ) -> None:
-        self.problem = problem
         self.plain_problem = plain_problem or problem
-        self.text = text
-        self.line = line
-        self.column = column
-        self.expected = list(expected or [])
-        self.redacted = redacted
-        # ExpressionSyntaxError.__init__ takes no location, so its own base is called here.
-        InputError.__init__(self, self._render(), source=source, location=location)
+        self.redacted = redacted  # both read by _render, which the base's __init__ calls
+        super().__init__(
+            problem,
+            text=text,
+            line=line,
+            column=column,
+            expected=expected,
+            source=source,
+            location=location,
+        )
 
     @property
     def source_line(self) -> str:
@@ -88,8 +89,7 @@ class ArmSyntaxError(ExpressionSyntaxError):
     def caret(self) -> str:
         line = super().source_line
         start, _ = self._window(line)
-        shown = ("..." if start else "") + line[start : max(self.column - 1, 0)]
-        return "".join("\t" if ch == "\t" else " " for ch in shown) + "^"
+        return caret_under(("..." if start else "") + line[start : max(self.column - 1, 0)])
 
     def _window(self, line: str) -> tuple[int, int]:
         start = max(0, self.column - 1 - _WINDOW)
@@ -317,18 +317,6 @@ _ORDER = list(_WORDS)
 _ARGUMENT = frozenset({"NAME", "STRING", "INT", "WORD"})
 
 
-def locate(text: str, pos: int) -> tuple[int, int]:
-    """1-based line and column of offset ``pos``, counting lines as ``str.splitlines`` does."""
-    lines = text.splitlines(keepends=True)
-    offset = 0
-    for number, line in enumerate(lines, start=1):
-        content = len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"))
-        if pos < offset + len(line) or number == len(lines):
-            return number, min(max(pos - offset, 0), content) + 1
-        offset += len(line)
-    return 1, 1
-
-
 def _error(
     text: str,
     pos: int,
@@ -354,19 +342,6 @@ def _expected_words(names: set[str]) -> list[str]:
         words.append("an argument (a function call, a 'string', an integer, true, false or null)")
     words.extend(_WORDS[name] for name in _ORDER if name in names)
     return words
-
-
-def _accepted(error: UnexpectedInput, fallback: set[str]) -> set[str]:
-    """The terminals the parser would really accept here (LALR merges states, so the error's own
-    ``expected`` set can list tokens that are wrong at this point)."""
-    parser = getattr(error, "interactive_parser", None)
-    if parser is None:
-        return fallback
-    try:
-        accepted = {name for name in parser.accepts() if name in _WORDS}
-    except Exception:  # pragma: no cover - defensive: fall back to what the error says
-        return fallback
-    return accepted or fallback
 
 
 def _describe(token: Token) -> tuple[str, str]:
@@ -396,7 +371,7 @@ def _from_lark(error: UnexpectedInput, text: str) -> ArmSyntaxError:
         char = text[pos] if 0 <= pos < len(text) else ""
         if char == "'":
             return _error(text, pos, "unterminated string: a closing ' is missing")
-        expected = _accepted(error, set(error.allowed or ()) & set(_WORDS))
+        expected = accepted_terminals(error, set(error.allowed or ()) & set(_WORDS), _WORDS)
         return _error(
             text,
             pos,
@@ -410,7 +385,7 @@ def _from_lark(error: UnexpectedInput, text: str) -> ArmSyntaxError:
             pos = len(text.rstrip())
         else:
             pos = token.start_pos if token.start_pos is not None else 0
-        expected = _accepted(error, set(error.expected) & set(_WORDS))
+        expected = accepted_terminals(error, set(error.expected) & set(_WORDS), _WORDS)
         shown, plain = _describe(token)
         return _error(
             text,

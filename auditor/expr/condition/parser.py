@@ -37,7 +37,7 @@ from auditor.expr.condition.ast import (
     StrValue,
     SubOperationMatches,
 )
-from auditor.expr.errors import ConditionSyntaxError
+from auditor.expr.errors import ConditionSyntaxError, accepted_terminals, locate
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "parse_condition", "utf8_size"]
 
@@ -118,18 +118,6 @@ def parse_condition(text: str) -> Condition:
 # ------------------------------------------------------------------------------------- errors
 
 
-def locate(text: str, pos: int) -> tuple[int, int]:
-    """1-based line and column of offset ``pos``, counting lines as ``str.splitlines`` does."""
-    lines = text.splitlines(keepends=True)
-    offset = 0
-    for number, line in enumerate(lines, start=1):
-        content = len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"))
-        if pos < offset + len(line) or number == len(lines):
-            return number, min(max(pos - offset, 0), content) + 1
-        offset += len(line)
-    return 1, 1
-
-
 def _error(
     text: str, pos: int, problem: str, expected: list[str] | None = None
 ) -> ConditionSyntaxError:
@@ -173,19 +161,6 @@ def _expected_words(names: set[str] | frozenset[str]) -> list[str]:
     return words
 
 
-def _accepted(error: UnexpectedInput, fallback: set[str]) -> set[str]:
-    """The terminals the parser would really accept here (LALR merges states, so the error's own
-    ``expected`` set can list tokens that are wrong at this point, like ')' outside parentheses)."""
-    parser = getattr(error, "interactive_parser", None)
-    if parser is None:
-        return fallback
-    try:
-        accepted = set(parser.accepts())
-    except Exception:  # pragma: no cover - defensive: fall back to what the error says
-        return fallback
-    return accepted or fallback
-
-
 def _describe(token: Token) -> str:
     if token.type == "$END":
         return "end of the condition"
@@ -203,7 +178,7 @@ def _from_lark(error: UnexpectedInput, text: str) -> ConditionSyntaxError:
             return _error(text, pos, "unterminated string: a closing ' is missing")
         if char == "@":
             return _attribute_error(text, pos)
-        expected = _accepted(error, set(error.allowed or ()))
+        expected = accepted_terminals(error, set(error.allowed or ()))
         stop = pos + _operator_prefix(text[pos : pos + 64]) if "OPERATOR" in expected else pos
         if stop > pos:  # 'ForAnyOfAnyValues::StringEquals': the caret goes under the second ':'
             written = text[pos:stop]
@@ -223,7 +198,7 @@ def _from_lark(error: UnexpectedInput, text: str) -> ConditionSyntaxError:
             pos = len(text.rstrip())
         else:
             pos = token.start_pos if token.start_pos is not None else 0
-        expected = _accepted(error, set(error.expected))
+        expected = accepted_terminals(error, set(error.expected))
         return _error(text, pos, f"unexpected {_describe(token)}", _expected_words(expected))
     return _error(text, len(text.rstrip()), "unexpected end of the condition")
 

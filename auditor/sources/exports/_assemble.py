@@ -34,11 +34,13 @@ from typing import Any
 import msgspec
 
 from auditor.errors import InputError, clip
+from auditor.estate import drop_secret_looking, first_difference, known_fields
 from auditor.estate.records import (
     BULK_SECTIONS,
     DirectoryPrincipalRecord,
     string_sharer,
 )
+from auditor.estate.snapshot import SECTION_ORDER
 from auditor.inert import inert
 from auditor.model.unknown_fields import (
     dropped_fields_warning,
@@ -48,10 +50,7 @@ from auditor.sources.exports._health import union_impacts, without_impact
 from auditor.sources.exports._provenance import Origin, Provenance
 from auditor.sources.exports._records import (
     DECODERS,
-    drop_secret_looking,
-    first_difference,
     from_cli,
-    known_fields,
     record_error,
     same_record,
 )
@@ -68,16 +67,8 @@ from auditor.sources.exports._summary import FileSummary, ImportSummary
 
 SMALL = ("roleDefinitions", "clusters", "domains", "healthEvents")
 ASSIGNMENTS = ("hierarchy", "roleAssignments", "denyAssignments")
-ORDER = (
-    "hierarchy",
-    "principals",
-    "roleDefinitions",
-    "roleAssignments",
-    "denyAssignments",
-    "clusters",
-    "domains",
-    "healthEvents",
-)
+ORDER = tuple(s for s in SECTION_ORDER if s != "devTooling")
+"""The sections an import fills, in the snapshot's order (developer tooling is never imported)."""
 _TIMES: dict[str, tuple[str, str]] = {
     "roleAssignments": ("properties", "updatedOn"),
     "denyAssignments": ("properties", "updatedOn"),

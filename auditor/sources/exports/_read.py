@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from auditor.errors import InputError, shown_name
 from auditor.estate import check_utf8, open_input, read_input_text
+from auditor.estate.snapshot import SECTION_ORDER
 from auditor.sources.exports._documents import (
     MEMBERS_FILE,
     FileRead,
@@ -50,22 +51,7 @@ EXPECTED = (
 """What an input may be, for messages."""
 
 _SNAPSHOT_HEAD = re.compile(rb'^\s*\{\s*"snapshotVersion"\s*:')
-_SNAPSHOT_KEYS = frozenset(
-    {
-        "snapshotVersion",
-        "collectedAt",
-        "tenantId",
-        "hierarchy",
-        "principals",
-        "roleDefinitions",
-        "roleAssignments",
-        "denyAssignments",
-        "clusters",
-        "domains",
-        "healthEvents",
-        "devTooling",
-    }
-)
+_SNAPSHOT_KEYS = frozenset({"snapshotVersion", "collectedAt", "tenantId", *SECTION_ORDER})
 KNOWN_EXTRA_KEYS = frozenset({"incomplete"})
 """Top-level keys the tool itself writes beside the sections (``collect``'s list of what it could
 not read): not unknown."""
