@@ -123,14 +123,18 @@ class SchemaError(Exception):
 def version_of(conn: sqlite3.Connection) -> int:
     """The file's schema version: 0 for an empty file; SchemaError when the file is a database that
     is not ours. Raises sqlite3.DatabaseError when the file is not a database at all."""
-    app = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    # one statement, so one snapshot of the file: read one by one, another process creating the
+    # history in between would show its tables without its application id
+    app, version, tables = conn.execute(
+        "SELECT (SELECT application_id FROM pragma_application_id()),"
+        " (SELECT user_version FROM pragma_user_version()),"
+        " (SELECT count(*) FROM sqlite_master)"
+    ).fetchone()
+    version = int(version)
     if app == APPLICATION_ID and version > 0:
         return version
-    if app == 0 and version == 0:
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if tables == 0:
-            return 0
+    if app == 0 and version == 0 and tables == 0:
+        return 0
     raise SchemaError("foreign", "not an auditor history database")
 
 

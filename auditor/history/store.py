@@ -14,6 +14,7 @@ import contextlib
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,8 +69,7 @@ def _prepare(conn: sqlite3.Connection, where: str, create: bool) -> None:
             )
         if version == 0:
             conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a new file: before any table
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA cache_size = -65536")
         migrate(conn)
@@ -77,6 +77,21 @@ def _prepare(conn: sqlite3.Connection, where: str, create: bool) -> None:
         raise InputError(str(exc), source=where) from None
     except sqlite3.DatabaseError as exc:
         raise database_error(exc, where) from None
+
+
+def _use_wal(conn: sqlite3.Connection, tries: int = 200) -> None:
+    """Put the file in WAL mode. Switching needs the file to itself, and SQLite answers "locked"
+    at once instead of waiting when another process is creating the same history: try again for
+    a few seconds (the other process's switch usually settles it)."""
+    for attempt in range(tries):
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(0.02)
 
 
 def database_error(exc: sqlite3.Error, where: str) -> InputError:
