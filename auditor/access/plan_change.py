@@ -27,10 +27,18 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from auditor.access.analysis import ADMIN_ROLES, ESCALATION_ACTIONS, EscalationStep, _holds_role
+from auditor.access.analysis import (
+    ADMIN_ROLES,
+    ESCALATION_ACTIONS,
+    BypassedCondition,
+    EscalationStep,
+    _holds_role,
+    bypassed_conditions,
+)
 from auditor.access.decision import AccessRequest, Verdict, decide
 from auditor.access.delta import PRIVILEGED_ACTIONS, AccessChange, AccessDelta, access_delta
-from auditor.access.indexes import AssignmentEntry, Indexes
+from auditor.access.globs import intersects
+from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes
 from auditor.access.scopes import ScopeTree, scope_key
 from auditor.errors import clip
 from auditor.estate.plan import Plan, PlanRequest
@@ -47,9 +55,11 @@ from auditor.estate.snapshot import Snapshot
 __all__ = [
     "ACCESS_KINDS",
     "LostAdministrators",
+    "NewBypass",
     "NewEscalation",
     "NewGrant",
     "PlanAccessChange",
+    "UncoveredGrant",
     "access_requests",
     "apply_plan_to_estate",
     "plan_access_change",
@@ -73,6 +83,8 @@ _DECIDING = frozenset(
 )
 """Body paths of a role assignment that decide access: unknown there, the request is unknown."""
 _SHOWN = 200
+_DECISIONS = 20_000
+"""The decisions spent looking for the grants one new deny assignment fails to cover."""
 _ORDER = {action: i for i, action in enumerate(PRIVILEGED_ACTIONS)}
 
 
@@ -138,6 +150,47 @@ class LostAdministrators:
     removedAssignments: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class NewBypass:
+    """ACC-001, a condition newly bypassed (an RBAC-012 delta): after the change an assignment
+    without a condition grants ``bypass.principalId`` operations a conditioned assignment targets,
+    at its scope or above, and did not before. ``request`` adds the bypassing assignment (or the
+    conditioned one)."""
+
+    request: int
+    bypass: BypassedCondition
+
+
+@dataclass(frozen=True, slots=True)
+class UncoveredGrant:
+    """A grant a deny assignment the plan adds fails to cover: after the change ``principalId``
+    is still ``decision`` for the deny's ``operation`` at ``scope`` (the deny's scope or below),
+    because of ``why`` (``excluded``, ``doNotApplyToChildScopes``, ``condition`` or
+    ``notNamed``)."""
+
+    request: int
+    principalId: str
+    displayName: str
+    operation: str
+    dataAction: bool
+    scope: str
+    decision: Verdict
+    why: str
+    grantedBy: tuple[str, ...]
+
+    def to_wire(self) -> dict[str, object]:
+        return {
+            "principalId": self.principalId,
+            "principalName": self.displayName,
+            "operation": self.operation,
+            "dataAction": self.dataAction,
+            "scope": self.scope,
+            "decision": self.decision,
+            "why": self.why,
+            "grantedBy": list(self.grantedBy),
+        }
+
+
 @dataclass
 class PlanAccessChange:
     """The access change of a plan against an estate (see the module's description)."""
@@ -154,6 +207,9 @@ class PlanAccessChange:
     grants: list[NewGrant] = field(default_factory=list)
     escalations: list[NewEscalation] = field(default_factory=list)
     lost: list[LostAdministrators] = field(default_factory=list)
+    bypassed: list[NewBypass] = field(default_factory=list)
+    uncovered: dict[int, list[UncoveredGrant]] = field(default_factory=dict)
+    """Deny assignment request position -> the grants it fails to cover (at most ``_SHOWN``)."""
     notes: list[str] = field(default_factory=list)
     """What the reader should know (a DELETE of an assignment the estate does not have, a
     directory missing from the estate)."""
@@ -417,6 +473,8 @@ def plan_access_change(
     change.grants = work.grants()
     change.escalations = work.escalations()
     change.lost = work.lost_administrators()
+    change.bypassed = work.bypassed()
+    change.uncovered = work.uncovered()
     return change
 
 
@@ -680,6 +738,144 @@ class _Work:
                 )
             )
         return out
+
+    # -- ACC-001: conditions newly bypassed (RBAC-012 deltas)
+
+    def bypassed(self) -> list[NewBypass]:
+        """RBAC-012 after the change less RBAC-012 before: the operations of a conditioned
+        assignment that an unconditioned grant bypasses after and none did before (computed on the
+        two estates only when the plan adds or replaces a role assignment)."""
+        if not self.puts:
+            return []
+
+        before = {
+            (b.roleAssignmentId.lower(), b.principalId.lower(), op)
+            for b in bypassed_conditions(self.b)
+            for op in b.operations
+        }
+        out: list[NewBypass] = []
+        for b in bypassed_conditions(self.a):
+            key = (b.roleAssignmentId.lower(), b.principalId.lower())
+            ops = tuple(op for op in b.operations if (*key, op) not in before)
+            if not ops:
+                continue
+            b = dataclasses.replace(b, operations=ops)
+            index = self.puts.get(b.bypassingAssignmentId.lower())
+            if index is None:
+                index = self.puts.get(b.roleAssignmentId.lower())
+            if index is not None:
+                out.append(NewBypass(index, b))
+        out.sort(key=lambda n: (n.request, n.bypass.principalId.lower(), n.bypass.scope.lower()))
+        return out
+
+    # -- grants a new deny assignment fails to cover
+
+    def uncovered(self) -> dict[int, list[UncoveredGrant]]:
+        out: dict[int, list[UncoveredGrant]] = {}
+        denies = {d.id.lower(): d for d in self.a.denies}
+        for r in self.applied:
+            if r.kind != "denyAssignment" or r.method.upper() == "DELETE":
+                continue
+            d = denies.get(r.resource_id.lower())
+            if d is not None:
+                found = self._uncovered(self.at(r), d)
+                if found:
+                    out[self.at(r)] = found
+                    who = ", ".join(dict.fromkeys(f"{u.displayName} ({u.why})" for u in found[:5]))
+                    more = " and more" if len({u.principalId for u in found}) > 5 else ""
+                    self.change.notes.append(
+                        f"deny assignment {clip(d.id, _SHOWN)} does not cover {len(found)} "
+                        f"grant(s) of its operations at its scope or below: {who}{more} (ACC-001 "
+                        "evidence 'uncovered')"
+                    )
+        return out
+
+    def _uncovered(self, index: int, d: DenyEntry) -> list[UncoveredGrant]:
+        """The grants of the deny's operations still allowed (or conditional) after the change
+        to a principal it names or excludes (or, for a deny naming everyone, that holds an
+        assignment on its chain or below), and their members: asked at the deny's scope, at the
+        scopes below it where the principal or one of its groups holds an assignment and, for
+        ``doNotApplyToChildScopes``, at its children; the highest scope per principal and
+        operation is listed. At most ``_DECISIONS`` decisions per deny (a note says when cut)."""
+        a = self.a
+        directory = a.directory
+        tree = a.scopes
+        by_principal = a.by_principal
+        children = (
+            [k for k in tree.known() if k != d.scope and tree.chain(k)[1:2] == (d.scope,)]
+            if d.at_scope_only
+            else []
+        )
+        named = set(d.principals) | set(d.excluded)
+        if d.everyone:
+            for k, holders in a.at_scope.items():
+                if d.scope in tree.chain(k) or k in tree.chain(d.scope):
+                    named.update(holders)
+        candidates = set(named)
+        for key in named:
+            candidates.update(directory.transitive_members(key))
+        ops: list[tuple[str, bool]] = []
+        for perm in d.record.properties.permissions or ():
+            for data, wanted, unwanted in (
+                (False, perm.actions, perm.notActions),
+                (True, perm.dataActions, perm.notDataActions),
+            ):
+                for op in wanted or ():
+                    if not any(intersects(n, op) for n in unwanted or ()):
+                        ops.append((op, data))
+        found: list[UncoveredGrant] = []
+        budget = _DECISIONS
+        for key in sorted(candidates):
+            shown = directory.display(key)
+            identities = directory.identities(key)
+            held = {
+                k
+                for identity in identities
+                for k in by_principal.get(identity, {})
+                if k != d.scope and d.scope in tree.chain(k)
+            }
+            scopes = sorted({d.scope, *children, *held}, key=lambda k: (len(tree.chain(k)), k))
+            for op, data in dict.fromkeys(ops):
+                budget -= len(scopes)
+                if budget < 0:
+                    self.change.notes.append(
+                        f"deny assignment {clip(d.id, _SHOWN)}: the grants it fails to cover "
+                        f"were looked for in {_DECISIONS:,} decisions only; the list is incomplete"
+                    )
+                    return found
+                hit: set[str] = set()
+                for scope in scopes:
+                    if any(up in hit for up in tree.chain(scope)):
+                        continue
+                    shown_scope = tree.display(scope)
+                    decision = decide(a, AccessRequest(shown, op, shown_scope, dataAction=data))
+                    if decision.decision not in ("allowed", "conditional"):
+                        continue
+                    hit.add(scope)
+                    if identities & d.excluded or d.excludes_everyone:
+                        why = "excluded"
+                    elif scope != d.scope and d.at_scope_only:
+                        why = "doNotApplyToChildScopes"
+                    elif d.cond is not None or any(p.cond is not None for p in d.permissions):
+                        why = "condition"
+                    else:
+                        why = "notNamed"
+                    found.append(
+                        UncoveredGrant(
+                            index,
+                            shown,
+                            directory.name(key),
+                            op,
+                            data,
+                            shown_scope,
+                            decision.decision,
+                            why,
+                            decision.grantedBy,
+                        )
+                    )
+                    if len(found) >= _SHOWN:
+                        return found
+        return found
 
 
 def _escalating(ix: Indexes, key: str, level: str) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from auditor.audit.checks._registry import CheckContext, Outcome, run_check
 
 if TYPE_CHECKING:
+    from auditor.access.analysis import BypassedCondition
     from auditor.access.plan_change import PlanAccessChange
     from auditor.audit.resources import Resource
     from auditor.estate.plan import PlanRequest
@@ -105,6 +106,7 @@ def new_privileged_access(ctx: CheckContext) -> Iterator[Outcome]:
             yield _unknown(request, resource, why or NO_ESTATE)
             continue
         grants = [g for g in change.grants if g.request == position]
+        extra = _uncovered_evidence(change, position)
         for g in grants:
             notes: list[str] = []
             if g.newAdministrator:
@@ -145,6 +147,7 @@ def new_privileged_access(ctx: CheckContext) -> Iterator[Outcome]:
                     "guest": g.guest,
                     "accountDisabled": g.accountDisabled,
                     "reason": g.reason,
+                    **extra,
                 },
                 detail=f"principal={g.principalId.lower()}@{g.scope.lower()}",
                 fields={
@@ -158,8 +161,74 @@ def new_privileged_access(ctx: CheckContext) -> Iterator[Outcome]:
                     "notes": f" ({'; '.join(notes)})" if notes else "",
                 },
             )
-        if not grants:
-            yield _outcome(request, resource, True)
+        bypasses = [n.bypass for n in change.bypassed if n.request == position]
+        for b in bypasses:
+            yield _bypass_outcome(request, resource, change, b, extra)
+        if not grants and not bypasses:
+            yield _outcome(request, resource, True, extra or None)
+
+
+def _uncovered_evidence(change: PlanAccessChange, position: int) -> dict[str, Any]:
+    """``uncovered``: the grants a deny assignment request fails to cover, for the evidence."""
+    found = change.uncovered.get(position)
+    return {"uncovered": [u.to_wire() for u in found]} if found else {}
+
+
+def _short(assignment_id: str) -> str:
+    return assignment_id.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _bypass_outcome(
+    request: PlanRequest,
+    resource: Resource | None,
+    change: PlanAccessChange,
+    b: BypassedCondition,
+    extra: dict[str, Any],
+) -> Outcome:
+    """ACC-001 for a condition newly bypassed (an RBAC-012 delta)."""
+    directory = change.after.directory
+    key = b.principalId.lower()
+    record = directory.entry(key)
+    name = directory.name(key)
+    kind = record.type if record is not None and record.type else None
+    names = tuple(directory.name(k.lower()) for k in b.via[1:])
+    return _outcome(
+        request,
+        resource,
+        False,
+        {
+            "principalId": b.principalId,
+            "principalName": name,
+            "principalType": kind,
+            "operations": list(b.operations),
+            "scope": b.scope,
+            "conditionNewlyBypassed": True,
+            "conditionedAssignmentId": b.roleAssignmentId,
+            "targetedActions": list(b.targetedActions),
+            "roleAssignmentId": b.bypassingAssignmentId,
+            "role": b.bypassingRoleName,
+            "assignmentScope": b.bypassingScope,
+            "path": list(b.via[1:]),
+            **extra,
+        },
+        detail=f"bypass={b.roleAssignmentId.lower()}>{b.bypassingAssignmentId.lower()}",
+        fields={
+            "principalName": name,
+            "principalType": kind or "principal",
+            "operations": ", ".join(b.operations),
+            "scope": b.scope,
+            "below": "",
+            "via": _via(names),
+            "holder": (
+                f"role assignment {_short(b.bypassingAssignmentId)} gives "
+                f"'{b.bypassingRoleName}' at {b.bypassingScope} without a condition"
+            ),
+            "notes": (
+                f" (newly bypasses the condition of role assignment "
+                f"{_short(b.roleAssignmentId)}, RBAC-012)"
+            ),
+        },
+    )
 
 
 @run_check("access-change-escalation")
