@@ -10,7 +10,7 @@
 - bounded memory: the address space is limited to the current size plus
   :data:`ADDRESS_SPACE_MARGIN` while the example runs (so a runaway allocation is a MemoryError,
   not the kernel killing the machine's other work), and the peak resident size may grow by at most
-  :data:`MEMORY_GROWTH` over the example.
+  :func:`memory_bound` over the example (a fixed allowance plus a multiple of the input's size).
 """
 
 from __future__ import annotations
@@ -35,7 +35,17 @@ from tests.fuzz._limits import Stalled, guarded, memory_limit, time_limit
 from tests.fuzz._secrets import leaks_in
 
 MEMORY_GROWTH = 300 * 2**20
-"""How much the peak resident size may grow during one example (inputs are at most a few MB)."""
+"""How much the peak resident size may grow during one example, besides :data:`MEMORY_PER_BYTE`."""
+MEMORY_PER_BYTE = 8
+"""Bytes of peak growth allowed per byte of input (a JSON document decodes to a few times its
+size; the amplification issue 16 found was 3,000 times)."""
+
+
+def memory_bound(input_bytes: int) -> int:
+    """The peak growth allowed for an example whose inputs hold ``input_bytes`` bytes."""
+    return MEMORY_GROWTH + MEMORY_PER_BYTE * input_bytes
+
+
 ERROR_MESSAGE_MAX = 16_384
 """Characters an error message may have."""
 
@@ -219,6 +229,7 @@ def problems(
     input_name: str | tuple[str, ...] | None = None,
     allowed: frozenset[int] = CONTRACT_EXITS,
     secrets_in: str = "all",
+    input_bytes: int = 0,
 ) -> list[str]:
     """What is wrong with ``o`` (empty: it keeps the contract)."""
     found: list[str] = []
@@ -249,8 +260,11 @@ def problems(
             found.append(f"an error message of {len(line):,} characters")
         if _NOT_INERT.search(line):
             found.append(f"raw escape or bidi control in an error message: {line[:200]!r}")
-    if o.rss_growth > MEMORY_GROWTH:
-        found.append(f"peak memory grew by {o.rss_growth / 2**20:,.0f} MB")
+    size = sum(len(data) for data in o.inputs.values()) + input_bytes
+    if o.rss_growth > memory_bound(size):
+        found.append(
+            f"peak memory grew by {o.rss_growth / 2**20:,.0f} MB ({size:,} bytes of input)"
+        )
     return found
 
 
@@ -271,7 +285,20 @@ def describe(o: Outcome, found: list[str]) -> str:
         lines.append("traceback (AUDITOR_DEBUG=1):\n" + o.detail)
     for name, data in o.inputs.items():
         lines.append(f"input {name} ({len(data):,} bytes): {cut(repr(data), 800)}")
+    if o.inputs:
+        lines.append(f"inputs kept in {keep_inputs(o.inputs)}")
     return "\n".join(lines)
+
+
+def keep_inputs(inputs: Mapping[str, bytes]) -> str:
+    """Save the inputs of a failing example in a new temporary folder (to reproduce it: run the
+    argv there); return the folder."""
+    folder = tempfile.mkdtemp(prefix="auditor-fuzz-failure-")
+    for name, data in inputs.items():
+        path = Path(folder, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return folder
 
 
 _FAILURE_KINDS: dict[str, type[AssertionError]] = {}
@@ -313,10 +340,13 @@ def check(
     input_name: str | tuple[str, ...] | None = None,
     allowed: frozenset[int] = CONTRACT_EXITS,
     secrets_in: str = "all",
+    input_bytes: int = 0,
 ) -> None:
     """Fail with a description when ``o`` breaks the contract (``secrets_in``: "all" outputs, or
     error "messages" only)."""
-    found = problems(o, input_name=input_name, allowed=allowed, secrets_in=secrets_in)
+    found = problems(
+        o, input_name=input_name, allowed=allowed, secrets_in=secrets_in, input_bytes=input_bytes
+    )
     if found:
         raise failure_type(_kind(o, found[0]))(describe(o, found))
 
@@ -329,9 +359,10 @@ def run_and_check(
     input_name: str | tuple[str, ...] | None = None,
     allowed: frozenset[int] = CONTRACT_EXITS,
     secrets_in: str = "all",
+    input_bytes: int = 0,
 ) -> Outcome:
     """:func:`run_cli` in a fresh :func:`workdir`, then :func:`check`."""
     with workdir() as root:
         o = run_cli(argv, root, inputs=inputs, env=env)
-    check(o, input_name=input_name, allowed=allowed, secrets_in=secrets_in)
+    check(o, input_name=input_name, allowed=allowed, secrets_in=secrets_in, input_bytes=input_bytes)
     return o

@@ -343,6 +343,11 @@ def fresh(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
+FREE_FORM_MAPS = frozenset(
+    {"tags", "componentVersion", "userAssignedIdentities", "inlineEventTypes", "parameters", "info"}
+)
+"""Model fields that are maps of the owner's keys (``dict[str, ...]`` in auditor/model)."""
+
 OPS = (
     "replace",
     "wrong-type",
@@ -384,9 +389,12 @@ def mutated_documents(
         elif op == "wrong-type":
             set_at(doc, path, fresh(draw(st.sampled_from(WRONG_TYPES))))
         elif op in ("unknown-secret", "unknown-hostile"):
-            # (not in ``tags``: a tag is the owner's data, kept as given, whatever its name)
+            # (not in a free-form map such as ``tags``: its keys are the owner's data, kept as
+            # given whatever they are called; not a field with a secret-looking name)
             objects = [
-                p for p in [(), *all_paths] if isinstance(get_at(doc, p), dict) and "tags" not in p
+                p
+                for p in [(), *all_paths]
+                if isinstance(get_at(doc, p), dict) and not FREE_FORM_MAPS.intersection(map(str, p))
             ]
             target = get_at(doc, draw(st.sampled_from(objects)))
             if op == "unknown-secret":

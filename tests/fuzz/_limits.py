@@ -26,15 +26,21 @@ class Stalled(BaseException):
     that no ``except Exception`` of the code under test swallows it)."""
 
 
+RETRY_INTERVAL = 0.5
+"""Seconds between further alarms once the limit has passed: an exception raised where Python
+cannot pass it on (a garbage-collection callback, a ``__del__``) is lost, so the alarm repeats."""
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float = HARD_TIMEOUT) -> Iterator[None]:
-    """Raise :class:`Stalled` in the main thread after ``seconds``."""
+    """Raise :class:`Stalled` in the main thread after ``seconds`` (and again every
+    :data:`RETRY_INTERVAL` until the block is left)."""
 
     def alarm(signum: int, frame: FrameType | None) -> None:
         raise Stalled(f"stalled: still running after {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, RETRY_INTERVAL)
     try:
         yield
     finally:
