@@ -105,13 +105,15 @@ REAL_TEMPLATES: dict[str, tuple[int, Counter[tuple[str, str]]]] = {
     # (hive-site ConnectionPassword, ambari-conf database-user-password) is a Key Vault reference
     # in the parameters file: fine for CLU-008 (3 failures: gateway + 2 roles), and its strength
     # cannot be judged (CLU-010: 3 failures + 1 unknown naming both paths). The hive JDBC URL is
-    # concat('jdbc:sqlserver://', reference(<server>).fullyQualifiedDomainName, ...): known only
-    # at deployment, so CLU-012 is unknown, never a pass (a reviewer reading the literal tail would
-    # fail it for trustServerCertificate=true: the evaluator does not judge half-known strings).
+    # concat('jdbc:sqlserver://', reference(<server>).fullyQualifiedDomainName,
+    # ';database=', ..., ';encrypt=true;trustServerCertificate=true;...'): the server's name is
+    # known only at deployment, but the properties after it are literal, and a reviewer reading
+    # them fails CLU-012 for trustServerCertificate=true; so does the evaluator, which keeps the
+    # known pieces of a half-known string.
     f"{QUICK}/101-hdinsight-custom-ambari-db/azuredeploy.json": (
         178,
         _quickstart(2, in_vnet=True)
-        + _expect(CLU_010="unknown", CLU_012="unknown")
+        + _expect(CLU_010="unknown", CLU_012="fail")
         - _expect(CLU_012="pass"),
     ),
 }

@@ -38,16 +38,13 @@ CHECK_READS: dict[str, tuple[str, ...]] = {
     "gateway-auth": (f"{_CONFIGURATIONS}/gateway/restAuthCredential.isEnabled",),
     "cluster-version": ("properties/clusterVersion",),
     "default-storage-account": ("properties/storageProfile/storageaccounts/isDefault",),
-    "jdbc-tls": (
-        f"{_CONFIGURATIONS}/hive-site/javax.jdo.option.ConnectionURL",
-        f"{_CONFIGURATIONS}/oozie-site/oozie.service.JPAService.jdbc.url",
-    ),
 }
 """Body paths each named plan check reads: an unknown value at (or above, or inside) one of them
 makes the check's finding ``unknown`` without running it."""
 
 UNKNOWN_AWARE: frozenset[str] = frozenset(
     {
+        "jdbc-tls",
         "literal-secrets",
         "weak-passwords",
         "node-password-login",

@@ -114,6 +114,9 @@ class UnknownInfo:
 
     text: str
     secret_reference: bool = False
+    known_parts: tuple[str | None, ...] | None = None
+    """For a string of known and unknown pieces: the pieces in order, ``None`` for an unknown one
+    (never kept at a secret path); None when nothing of the value is known."""
 
 
 @dataclass(frozen=True)

@@ -548,10 +548,10 @@ def _info(unknown: Unknown, path: Iterable[str]) -> UnknownInfo:
     """What an unknown value is, in words that never hold a value: the unresolved expression (its
     string literals hidden at a secret path) and why."""
     if any(is_secret_key(segment) for segment in path):
-        unknown = unknown.redacted()
+        unknown = unknown.redacted()  # (drops the known pieces too)
     expression = " ".join((unknown.origin or unknown.expression).split())
     text = f"{expression}: {unknown.reason}" if expression else unknown.reason
-    return UnknownInfo(clip(text, _TEXT_LIMIT), unknown.is_secret_reference)
+    return UnknownInfo(clip(text, _TEXT_LIMIT), unknown.is_secret_reference, unknown.known_parts)
 
 
 def _path(url: str) -> str:

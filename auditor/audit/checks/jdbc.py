@@ -23,6 +23,7 @@ from urllib.parse import unquote
 from auditor.audit.checks._registry import CheckContext, Outcome, config_get, resource_check
 from auditor.audit.checks.cluster import configurations
 from auditor.audit.resources import Resource
+from auditor.audit.unknowns import unknown_at, unknown_outcome
 from auditor.model.secrets import Secret
 
 JDBC_URL_KEYS = (
@@ -102,6 +103,35 @@ def judge_jdbc_url(url: Any) -> JdbcVerdict:
     return JdbcVerdict(kind, False, "uses a driver whose TLS settings cannot be verified", {})
 
 
+_HOLE = "\x00"
+_PROPERTIES_START = {
+    "jdbc:sqlserver:": ";",
+    "jdbc:postgresql:": "?",
+    "jdbc:mysql:": "?",
+    "jdbc:mariadb:": "?",
+}
+
+
+def judge_partial_jdbc_url(parts: tuple[str | None, ...]) -> JdbcVerdict | None:
+    """The verdict on a URL of which only some pieces are known (``None``: an unknown piece), when
+    the known pieces settle it: the driver is known and every unknown piece lies in the server's
+    address, before the properties begin (``concat('jdbc:sqlserver://', reference(...).fqdn,
+    ';encrypt=true')``), or the driver is one whose TLS cannot be verified. None otherwise."""
+    text = "".join(_HOLE if part is None else part for part in parts)
+    low = text.lower()
+    last_hole = text.rfind(_HOLE)
+    for prefix, separator in _PROPERTIES_START.items():
+        if low.startswith(prefix):
+            start = text.find(separator, len(prefix))
+            if start == -1 or last_hole > start:
+                return None  # an unknown piece may hold (or override) a property
+            return judge_jdbc_url(text.replace(_HOLE, "server"))
+    driver_end = text.find(":", len("jdbc:"))
+    if low.startswith("jdbc:") and -1 < driver_end < text.find(_HOLE):
+        return judge_jdbc_url(text.replace(_HOLE, "server"))  # an unverifiable driver
+    return None
+
+
 @resource_check("jdbc-tls")
 def jdbc_tls(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
     """CLU-012: every metastore JDBC URL requires TLS and does not trust any certificate."""
@@ -109,6 +139,32 @@ def jdbc_tls(resource: Resource, ctx: CheckContext) -> Iterator[Outcome]:
     checked: list[str] = []
     failed = False
     for group_name, key in JDBC_URL_KEYS:
+        path = f"properties/clusterDefinition/configurations/{group_name}/{key}"
+        unknown = unknown_at(resource, path)
+        if unknown is not None:
+            verdict = judge_partial_jdbc_url(unknown.known_parts) if unknown.known_parts else None
+            label = f"configurations.{group_name}[{key}]"
+            if verdict is None:
+                failed = True
+                yield unknown_outcome({path: unknown.text}, detail=label)
+                continue
+            checked.append(label)
+            if not verdict.ok:
+                failed = True
+                yield Outcome(
+                    False,
+                    {
+                        "field": label,
+                        "driver": verdict.driver,
+                        "tlsProperties": verdict.properties,
+                        "serverNotKnownBeforeDeployment": unknown.text,
+                    },
+                    detail=label,
+                    location=f"{resource.location}.properties.clusterDefinition.configurations."
+                    f"{group_name}.{key}",
+                    fields={"field": label, "driver": verdict.driver, "problem": verdict.problem},
+                )
+            continue
         real_group, group = config_get(configs, group_name)
         if not isinstance(group, Mapping):
             continue

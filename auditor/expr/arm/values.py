@@ -69,6 +69,11 @@ class Unknown:
     reason: str
     kind: UnknownKind = UnknownKind.UNRESOLVED
     origin: str = ""
+    known_parts: tuple[str | None, ...] | None = None
+    """For a string built from known and unknown pieces (``concat('jdbc:x://', reference(...),
+    ';encrypt=true')``): the pieces in order, ``None`` for each unknown one; None when nothing of
+    the value is known. A check may judge what the known pieces settle (see
+    :func:`known_text`)."""
 
     @property
     def is_secret_reference(self) -> bool:
@@ -103,7 +108,7 @@ class Unknown:
             except ArmSyntaxError:  # not an expression (a path, a loop's name): hide what is quoted
                 return re.sub(r"'(?:[^']|'')*'", "'***'", text)
 
-        return Unknown(
+        return Unknown(  # (the known pieces are dropped: they may be part of a secret)
             hide(self.expression, parse_template_string, print_template_string),
             self.reason,
             self.kind,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from auditor.expr.arm.ast import Call
@@ -49,8 +50,35 @@ def _concat_text(value: Any, position: int, call: Call) -> str:
     raise need(call, position, "strings or integers (or arrays only)", value)
 
 
-@builtin("concat", 1)
+def _partial_concat(args: list[Any], first: Unknown, call: Call) -> Unknown:
+    """A string concatenation with unknown pieces: unknown, keeping the known pieces in order
+    (``None`` for each unknown one) so that a check can judge what they settle."""
+    parts: list[str | None] = []
+    for position, value in enumerate(args):
+        if isinstance(value, Unknown):
+            parts.extend(value.known_parts or (None,))
+        elif isinstance(value, list | dict):
+            return first  # an array concatenation, or an error: nothing of it is known
+        else:
+            parts.append(_concat_text(value, position, call))
+    merged: list[str | None] = []
+    for part in parts:
+        if part == "":
+            continue
+        if part is not None and merged and merged[-1] is not None:
+            merged[-1] = f"{merged[-1]}{part}"
+        else:
+            merged.append(part)
+    if sum(len(part) for part in merged if part is not None) > MAX_STRING:
+        return first
+    return replace(first, known_parts=tuple(merged))
+
+
+@builtin("concat", 1, takes_unknown=True)
 def _concat(ev: Evaluation, call: Call, args: list[Any]) -> Any:
+    first = next((value for value in args if isinstance(value, Unknown)), None)
+    if first is not None:
+        return _partial_concat(args, first, call)
     if all(isinstance(value, list) for value in args):
         return limit_items([item for value in args for item in value], call)
     text = "".join(_concat_text(value, i, call) for i, value in enumerate(args))
