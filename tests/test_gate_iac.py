@@ -222,9 +222,7 @@ def test_real_template_answers_rule_by_rule(path: str, capsys: pytest.CaptureFix
     code, doc, err = _gate(capsys, path)
     assert _answer(doc) == expected
     assert code == 1  # every one fails at high or above (PLAN-001, and more)
-    for finding in doc["findings"]:
-        if finding["ruleId"] == "TOK-006":
-            continue  # judged over the plan's bodies as a whole
+    for finding in doc["findings"]:  # TOK-006 too: it names the template, not the gate's target
         source = finding["source"]
         assert source["file"] == path and source["line"] == line, finding
         assert source["address"]
@@ -330,7 +328,7 @@ def _by_address(doc: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
     out: dict[str, dict[str, list[str]]] = {}
     for f in doc["findings"]:
         address = f.get("source", {}).get("address")
-        if address and f["ruleId"] != "TOK-006":
+        if address:
             out.setdefault(address, {}).setdefault(f["ruleId"], []).append(f["status"])
     return {a: {r: sorted(s) for r, s in rules.items()} for a, rules in out.items()}
 
@@ -350,6 +348,7 @@ def test_terraform_domain_folder(capsys: pytest.CaptureFixture[str]) -> None:
         "DOM-009": ["pass"],
         "DOM-011": ["pass"],
         "PLAN-001": ["pass"],  # the provider sends the seed's api-version
+        "TOK-006": ["pass"],  # no token value in the body (the finding names this resource)
     }
     # pass: public access and local auth off, a system identity; still no minimum TLS (DOM-004)
     assert found["azurerm_eventgrid_domain.pass"]["DOM-004"] == ["fail"]
@@ -363,11 +362,7 @@ def test_terraform_domain_folder(capsys: pytest.CaptureFixture[str]) -> None:
     assert mapped["DOM-003"] == ["fail"] and mapped["DOM-002"] == ["pass"]
     assert mapped["DOM-006"] == ["pass"] and mapped["DOM-011"] == ["fail"]
     assert mapped["DOM-009"] == ["pass"]
-    lines = {
-        f["source"]["address"]: f["source"]["line"]
-        for f in doc["findings"]
-        if f["ruleId"] != "TOK-006"
-    }
+    lines = {f["source"]["address"]: f["source"]["line"] for f in doc["findings"]}
     assert lines["azurerm_eventgrid_domain.fail"] == 8
     assert lines["azurerm_eventgrid_domain.mapped"] == 34
     assert {f["source"]["file"] for f in doc["findings"] if f["ruleId"] == "DOM-001"} == {
@@ -394,6 +389,7 @@ def test_terraform_clusters_and_plan(capsys: pytest.CaptureFixture[str]) -> None
     # the access-change rules cannot (unknown; tests/test_access_gate.py)
     assert found["azurerm_role_assignment.ra[0]"] == {
         "PLAN-001": ["pass"],
+        "TOK-006": ["pass"],
         "ACC-001": ["unknown"],
         "ACC-002": ["unknown"],
         "ACC-003": ["unknown"],
@@ -785,3 +781,32 @@ def test_format_forces_a_reading_and_broken_files_in_a_folder(
     (folder / "broken.json").write_text(f'{{"$schema": "{SCHEMA}", "resources": [')
     code, _, err = _gate(capsys, str(folder))
     assert code == 2 and "broken.json" in err
+
+
+def test_a_token_in_a_template_names_the_template_and_the_resource(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = Path("infra")
+    folder.mkdir()
+    (folder / "variables.tf").write_text('variable "x" {\n  default = 1\n}\n')
+    (folder / "main.tf").write_text(
+        "# a domain whose tag holds a token value\n"
+        'resource "azurerm_eventgrid_domain" "tagged" {\n'
+        '  name                = "dom1"\n'
+        '  location            = "westeurope"\n'
+        '  resource_group_name = "rg"\n'
+        '  tags = { apitoken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a" }\n'
+        "}\n"
+    )
+    code, doc, _ = _gate(capsys, "infra", "--check", "TOK-006")
+    assert code == 1
+    (finding,) = doc["findings"]
+    assert finding["status"] == "fail"
+    # the file and line of the resource, not the folder the gate was given
+    assert finding["source"] == {
+        "file": str(folder / "main.tf"),
+        "line": 2,
+        "address": "azurerm_eventgrid_domain.tagged",
+    }
+    assert finding["message"].startswith(f"{folder / 'main.tf'}: azurerm_eventgrid_domain.tagged")
+    assert "ghp_16C7" not in json.dumps(doc)

@@ -37,6 +37,7 @@ from auditor.audit.checks.cluster import GATEWAY_GROUP, cluster_roles, configura
 from auditor.audit.resources import Resource
 from auditor.audit.unknowns import request_unknowns, split_path, unknown_at, unknown_outcome
 from auditor.errors import InputError
+from auditor.estate.plan import PlanRequest
 from auditor.model.secrets import Secret
 
 if TYPE_CHECKING:
@@ -311,12 +312,26 @@ def scan_file(path: str) -> list[tuple[str, str]]:
     return found
 
 
+def _where(request: PlanRequest, field: str) -> str:
+    """Where in its file a request's field is: the template resource's address
+    (``azurerm_eventgrid_domain.d``) or the plan file's JSON path (``requests[0].body``)."""
+    source = request.source
+    if source is not None and source.address:
+        return f"{source.address} ({field})"
+    return f"{request.json_path}.body.{field}"
+
+
 @run_check("token-values")
 def token_values(ctx: CheckContext) -> Iterator[Outcome]:
     """TOK-006: no API token value in the plan's bodies, the snapshot's tokens, or files given."""
     if ctx.plan is not None:
-        file = ctx.plan.source or "<plan>"
+        # each request's own resource: a finding names the template file and line the request
+        # came from (its source), not the gate's target
+        resources = {id(r.request): r for r in ctx.resources.get("request", ())}
         for request in ctx.plan.requests:
+            file = request.source.file if request.source is not None else ctx.plan.source
+            file = file or "<plan>"
+            resource = resources.get(id(request))
             found = list(scan_json(request.raw_body))
             for where, value in found:
                 ctx.remember_secret(str(value))
@@ -325,16 +340,18 @@ def token_values(ctx: CheckContext) -> Iterator[Outcome]:
                     False,
                     {"file": file, "field": where, "value": desc},
                     detail=where,
+                    resource=resource,
                     resource_id=request.resource_id,
                     resource_type="Plan/requests",
                     resource_name=request.name,
                     location=f"{request.json_path}.body.{where}",
-                    fields={"where": f"{request.json_path}.body.{where}", "value": desc},
+                    fields={"where": _where(request, where), "value": desc},
                 )
             if not found:
                 yield Outcome(
                     True,
                     {"file": file},
+                    resource=resource,
                     resource_id=request.resource_id,
                     resource_type="Plan/requests",
                     resource_name=request.name,
