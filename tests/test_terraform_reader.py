@@ -987,3 +987,19 @@ def test_any_text_reads_or_is_an_input_error(pieces: list[str]) -> None:
             read_terraform(folder)
         except InputError as err:
             assert err.exit_code == 2 and err.source is not None
+
+
+def test_the_parser_tables_are_cached_in_the_users_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auditor.sources.terraform._hcl import _cache_file
+
+    monkeypatch.delenv("AUDITOR_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = _cache_file()
+    assert isinstance(path, str) and path.startswith(str(tmp_path / "cache" / "auditor"))
+    assert (tmp_path / "cache" / "auditor").stat().st_mode & 0o077 == 0  # private
+    # a folder that is not the user's own is not used (the tables are a pickle)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/")
+    monkeypatch.setattr("os.getuid", lambda: 12345)
+    assert _cache_file() is False

@@ -22,7 +22,15 @@ from lark import Token
 
 from auditor.errors import InputError
 from auditor.expr.arm.values import MAX_ITEMS, Unknown, UnknownKind, find_unknown
-from auditor.sources.terraform._hcl import Attribute, Block, Module, Node, SourceFile, subtrees
+from auditor.sources.terraform._hcl import (
+    Attribute,
+    Block,
+    Module,
+    Node,
+    SourceFile,
+    line_of,
+    subtrees,
+)
 from auditor.sources.terraform._templates import (
     heredoc_text,
     join_template,
@@ -241,7 +249,7 @@ class Evaluator:
     # --- the evaluator --------------------------------------------------------------------------
 
     def _error(self, node: Node, src: SourceFile, message: str) -> InputError:
-        line = None if node.meta.empty else node.meta.line
+        line = line_of(node)
         return InputError(message, source=src.name, location=f"line {line}" if line else None)
 
     def _tick(self) -> None:

@@ -8,7 +8,7 @@ expected, never the text found there (it might be a secret).
 
 from __future__ import annotations
 
-import importlib
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +17,7 @@ from typing import Any
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
+from auditor._resources import user_cache_dir
 from auditor.errors import InputError
 from auditor.estate import read_input_text
 
@@ -29,7 +30,9 @@ __all__ = [
     "Node",
     "SourceFile",
     "comments",
+    "edge_token",
     "label_text",
+    "line_of",
     "parse_text",
     "passed_over",
     "read_module",
@@ -85,13 +88,34 @@ class SourceFile:
     text: str
 
     def source_of(self, node: Node | Token) -> str:
-        """The source text of a parse-tree node (empty when the parser kept no position)."""
+        """The source text of a parse-tree node (empty when it holds no token)."""
         if isinstance(node, Token):
             return str(node)
-        meta = node.meta
-        if getattr(meta, "empty", True):
+        first, last = edge_token(node), edge_token(node, last=True)
+        if first is None or last is None:
             return ""
-        return self.text[meta.start_pos : meta.end_pos]
+        return self.text[first.start_pos : last.end_pos]
+
+
+def edge_token(node: Node, *, last: bool = False) -> Token | None:
+    """The first (or last) token of a parse-tree node: where the node begins (or ends).
+
+    The parser does not record positions on trees (that costs a third of the parse); a node's
+    span is that of its first and last tokens, which is what Lark's ``propagate_positions`` gives
+    (checked over every subtree of the benchmark's repository and of tests/data)."""
+    stack: list[Node | Token] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Token):
+            return item
+        stack.extend(item.children if last else reversed(item.children))
+    return None
+
+
+def line_of(node: Node) -> int | None:
+    """The 1-based line a parse-tree node begins on (None when it holds no token)."""
+    token = edge_token(node)
+    return token.line if token is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +168,30 @@ class Module:
         return None
 
 
-def _hcl2() -> Any:
-    """python-hcl2, imported on first use (it builds its parser then)."""
-    return importlib.import_module("hcl2")
+@functools.cache
+def _parser() -> Any:
+    """python-hcl2's LALR parser for its grammar, built on first use (the command line starts
+    fast), without positions on trees (:func:`edge_token` finds them), its tables cached by Lark
+    in the user's own cache folder (never a shared temporary folder: the cache is a pickle)."""
+    from hcl2 import parser as hcl2_parser
+    from hcl2.postlexer import PostLexer
+    from lark import Lark
+
+    return Lark.open(
+        "hcl2.lark",
+        rel_to=hcl2_parser.__file__,
+        parser="lalr",
+        propagate_positions=False,
+        postlex=PostLexer(),
+        cache=_cache_file(),
+    )
+
+
+def _cache_file() -> str | bool:
+    """Where Lark keeps the parser's tables (it checks them against the grammar's hash): a file
+    in the user's own cache folder; False (no cache) when there is none."""
+    folder = user_cache_dir()
+    return str(folder / "hcl2-lark-tables.bin") if folder is not None else False
 
 
 def subtrees(node: Node) -> list[Node]:
@@ -209,9 +254,9 @@ def _syntax_error(exc: LarkError, name: str) -> InputError:
 
 def parse_text(text: str, name: str) -> Node:
     """The parse tree of HCL ``text`` (the file ``name``, for errors)."""
-    hcl2 = _hcl2()
     try:
-        tree: Node = hcl2.parses_to_tree(text)
+        # (a new line at the end: python-hcl2's grammar cannot look for "new line or end of file")
+        tree: Node = _parser().parse(text + "\n")
     except LarkError as exc:
         raise _syntax_error(exc, name) from None
     except RecursionError:
@@ -240,14 +285,14 @@ def _body(node: Node, src: SourceFile, depth: int) -> Body:
         raise InputError(
             "blocks nest too deeply (more than 64 levels)",
             source=src.name,
-            location=f"line {node.meta.line}" if not node.meta.empty else None,
+            location=f"line {line_of(node)}" if line_of(node) else None,
         )
     body = Body()
     for child in subtrees(node):
         if child.data == "attribute":
             parts = subtrees(child)
             name = label_text(parts[0])
-            line = child.meta.line
+            line = line_of(child) or 0
             if name in body.attributes:
                 raise InputError(
                     f"the argument {name!r} is set twice in one block",
@@ -268,15 +313,16 @@ def _block(node: Node, src: SourceFile, depth: int) -> Block:
         raise InputError(
             "a block label must be a literal string",
             source=src.name,
-            location=f"line {node.meta.line}",
+            location=f"line {line_of(node)}",
         ) from None
+    last = edge_token(node, last=True)
     return Block(
         type=names[0],
         labels=names[1:],
         body=_body(parts[-1], src, depth + 1),
         src=src,
-        line=node.meta.line,
-        end_line=node.meta.end_line,
+        line=line_of(node) or 0,
+        end_line=(last.end_line or 0) if last is not None else 0,
         node=node,
     )
 
