@@ -15,8 +15,16 @@ Two network profiles are measured in the same run:
 
 The provider-level call (paged, each page needing the previous one's nextLink) is timed too.
 
+The vendor's namespace (``collect --namespace vendor`` against ``sandbox serve --namespace both``,
+one sandbox serving both, loopback): the concurrent collection of the seed's paths and of the
+vendor's (``Microsoft.*``, every record mapped to the seed's names on the way in; the sandbox maps
+its answers to the vendor's on the way out), alternated ``--repeats`` times, median and range of
+each and the ratio of the medians; both must give the same snapshot. The client's mapping alone
+(``auditor.sources.exports.collected.SeedNames`` over the estate's role assignments in the vendor's
+names, pages of 200) is timed too, per record.
+
     .venv/bin/python benchmarks/bench_collect.py [--quick] [--role-assignments N]
-        [--subscriptions N] [--concurrency N] [--latency S]
+        [--subscriptions N] [--concurrency N] [--latency S] [--repeats N]
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import asyncio
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -111,23 +120,36 @@ def subscriptions_of(snapshot_path: Path) -> list[str]:
 
 
 async def _collect(
-    url: str, token: str, subs: list[str], concurrency: int, mode: str, out: list[Any]
+    url: str,
+    token: str,
+    subs: list[str],
+    concurrency: int,
+    mode: str,
+    out: list[Any],
+    namespace: str = "seed",
 ) -> None:
     from auditor.api import ClientSettings, ResourceManagerClient
     from auditor.api.collect import collect
 
     settings = ClientSettings(concurrency=concurrency, timeout=120)
-    async with ResourceManagerClient(url, token, settings) as api:
+    async with ResourceManagerClient(url, token, settings, namespace=namespace) as api:  # type: ignore[arg-type]
         # handed over in a list: asyncio.run() on Python 3.11 builds a repr of a returned value
-        out.append(await collect(api, subs, role_assignments=mode))  # type: ignore[arg-type]
+        out.append(
+            await collect(api, subs, role_assignments=mode, collected_at="2000-01-01T00:00:00Z")  # type: ignore[arg-type]
+        )
 
 
 def measure(
-    url: str, token: str, subs: list[str], concurrency: int, mode: str = "subscription"
+    url: str,
+    token: str,
+    subs: list[str],
+    concurrency: int,
+    mode: str = "subscription",
+    namespace: str = "seed",
 ) -> dict[str, Any]:
     out: list[Any] = []
     started = time.perf_counter()
-    asyncio.run(_collect(url, token, subs, concurrency, mode, out))
+    asyncio.run(_collect(url, token, subs, concurrency, mode, out, namespace))
     seconds = time.perf_counter() - started
     result = out[0]
     if not result.complete:
@@ -137,7 +159,54 @@ def measure(
         "requests": result.requests,
         "rps": result.requests / seconds,
         "counts": result.counts(),
+        "snapshot": result.snapshot,
     }
+
+
+def _spread(values: list[float]) -> str:
+    return f"median {statistics.median(values):.2f} s (range {min(values):.2f}-{max(values):.2f})"
+
+
+def mapping_cost(path: Path) -> float:
+    """Microseconds per role assignment of the client's mapping to the seed's names."""
+    import msgspec
+
+    from auditor.estate.snapshot import load_snapshot
+    from auditor.sandbox.vendor import to_vendor_json
+    from auditor.sources.exports.collected import SeedNames
+
+    records = [msgspec.to_builtins(r) for r in load_snapshot(path).roleAssignments]
+    raw = [msgspec.Raw(msgspec.json.encode(to_vendor_json(r))) for r in records]
+    pages = [raw[i : i + 200] for i in range(0, len(raw), 200)]
+    names = SeedNames()
+    started = time.perf_counter()
+    for page in pages:
+        names.items("roleAssignments", page)
+    return (time.perf_counter() - started) / max(1, len(raw)) * 1e6
+
+
+def compare_namespaces(path: Path, subs: list[str], concurrency: int, repeats: int) -> None:
+    from auditor.estate.snapshot import dumps_snapshot
+
+    times: dict[str, list[float]] = {"seed": [], "vendor": []}
+    dumps: dict[str, bytes] = {}
+    with sandbox_process(path, "--namespace", "both") as (url, token):
+        for namespace in times:  # warm up both paths of both sides
+            measure(url, token, subs[:2], concurrency, namespace=namespace)
+        for _ in range(repeats):
+            for namespace, seconds in times.items():
+                row = measure(url, token, subs, concurrency, namespace=namespace)
+                seconds.append(row["seconds"])
+                dumps.setdefault(namespace, dumps_snapshot(row["snapshot"]))
+    if dumps["seed"] != dumps["vendor"]:
+        raise SystemExit("the vendor's namespace gave another snapshot than the seed's")
+    for namespace, seconds in times.items():
+        print(f"{'loopback':<10} {namespace + ' namespace':<24} {_spread(seconds)}")
+    ratio = statistics.median(times["vendor"]) / statistics.median(times["seed"])
+    print(f"{'loopback':<10} {'vendor / seed':<24} {ratio:>8.2f}x (same snapshot)")
+    print(
+        f"{'client':<10} {'mapping to seed names':<24} {mapping_cost(path):>8.1f} us per assignment"
+    )
 
 
 def main() -> None:
@@ -146,6 +215,7 @@ def main() -> None:
     parser.add_argument("--subscriptions", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each namespace")
     parser.add_argument("--quick", action="store_true", help="10,000 assignments, 10 subscriptions")
     args = parser.parse_args()
     if args.quick:
@@ -179,6 +249,7 @@ def main() -> None:
                 f"{provider['requests']:>9} {provider['rps']:>8.0f}  "
                 f"ra={provider['counts']['roleAssignments']}"
             )
+    compare_namespaces(path, subs, args.concurrency, args.repeats)
 
 
 if __name__ == "__main__":

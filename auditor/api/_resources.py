@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from auditor.api._namespace import Namespace, api_version, provider
 from auditor.api._operations import OperationResult, operation_address, poll_operation
 from auditor.api._paging import Page, decoded_items, iter_pages
 from auditor.api._paths import segment, subscription_path
@@ -35,10 +36,16 @@ class ResourceClient:
     provider = ""
     collection = ""
     api_version = ""
+    operation = ""
+    """The key of its api-version in ``SEED_API_VERSIONS`` (and the vendor's table)."""
     created_status: tuple[int, ...] = (200, 201)
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, namespace: Namespace = "seed") -> None:
         self.transport = transport
+        self.namespace = namespace
+        self.provider = provider(type(self).provider, namespace)
+        if self.operation:
+            self.api_version = api_version(self.operation, namespace)
 
     def path(self, subscription: str, resource_group: str, name: str) -> str:
         return (

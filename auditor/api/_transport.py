@@ -175,31 +175,43 @@ def _origin(url: str) -> tuple[str, str, int]:
 
 
 class _HeaderCredential(httpx.Auth):
-    """Adds the credential header only to requests for the configured origin."""
+    """Adds the credential header only to requests for the configured origin (``value`` is
+    replaced when the token is renewed)."""
 
     def __init__(self, header: str, value: str, origin: tuple[str, str, int]) -> None:
         self._header = header
-        self._value = value
+        self.value = value
         self._origin = origin
+
+    def __repr__(self) -> str:
+        return f"_HeaderCredential({self._header!r}, ***)"
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         if _origin(str(request.url)) == self._origin:
-            request.headers[self._header] = self._value
+            request.headers[self._header] = self.value
         yield request
 
 
 @dataclass(frozen=True)
 class Credential:
-    """A header carrying a secret: ``Authorization: Bearer <token>`` or ``X-API-Token``."""
+    """A header carrying a secret: ``Authorization: Bearer <token>`` or ``X-API-Token``.
+
+    ``renew`` (a bearer token from a command or azure-identity) gets a new token: when an answer
+    is 401, the transport calls it once (in a worker thread) and sends the request again with the
+    new token; a second 401, or a renewal that fails, is the call's error."""
 
     header: str
     secret: Secret
     prefix: str = ""
+    renew: Callable[[], Secret] | None = field(default=None, compare=False)
 
     @classmethod
-    def bearer(cls, token: Secret | str) -> Credential:
+    def bearer(cls, token: Secret | str, renew: Callable[[], Secret] | None = None) -> Credential:
         return cls(
-            "Authorization", token if isinstance(token, Secret) else Secret(token), "Bearer "
+            "Authorization",
+            token if isinstance(token, Secret) else Secret(token),
+            "Bearer ",
+            renew,
         )
 
     @classmethod
@@ -307,8 +319,14 @@ class Transport:
         self._semaphore: asyncio.Semaphore | None = None
         self._rng = random.Random(seed)
         self._deadline_at: float | None = None
+        self._auth: _HeaderCredential | None = None
+        self._renew_lock: asyncio.Lock | None = None
+        self._renewed = False
+        self._renew_failed: str | None = None
         self.requests = 0
         self.retries = 0
+        self.renewals = 0
+        """Times the credential was renewed after a 401 (at most once)."""
 
     async def __aenter__(self) -> Transport:
         s = self.settings
@@ -316,6 +334,8 @@ class Transport:
         if self._credential is not None:
             c = self._credential
             auth = _HeaderCredential(c.header, c.prefix + c.secret.reveal(), self.origin)
+        self._auth = auth
+        self._renew_lock = asyncio.Lock()
         self._client = httpx.AsyncClient(
             auth=auth,
             timeout=httpx.Timeout(s.timeout, connect=s.connect_timeout),
@@ -460,11 +480,13 @@ class Transport:
                                 last + tries, status=status, method=method, url=_shown_url(url)
                             ) from None
                 else:
+                    if status == 401 and await self._renewed_credential(response):
+                        continue
                     retryable = status in policy.statuses and (
                         method in IDEMPOTENT or status in (429, 503)
                     )
                     if not retryable or attempt >= policy.attempts:
-                        raise error_from_response(response)
+                        raise self._error(response)
                     retry_after = parse_retry_after(response.headers.get("retry-after"))
                     last = f"HTTP {status}"
             delay = policy.delay(attempt, retry_after, self._rng)
@@ -518,6 +540,36 @@ class Transport:
                 ) from None
             raise _TooSlow(f"no complete answer within {self.settings.timeout:g} s") from None
         return response
+
+    async def _renewed_credential(self, response: httpx.Response) -> bool:
+        """After a 401: whether the request may be sent again with a renewed credential (renewed
+        now, once per transport, or by another request meanwhile)."""
+        c, auth, lock = self._credential, self._auth, self._renew_lock
+        if c is None or c.renew is None or auth is None or lock is None:
+            return False
+        sent = response.request.headers.get(c.header)
+        async with lock:
+            if sent != auth.value:
+                return True  # another request renewed it while this one was under way
+            if self._renewed:
+                return False
+            self._renewed = True
+            try:
+                fresh = await asyncio.to_thread(c.renew)
+            except Exception as exc:  # a token source's error: its message never holds a token
+                self._renew_failed = bounded(str(exc))
+                log.warning("a new token could not be got: %s", self._renew_failed)
+                return False
+            auth.value = c.prefix + fresh.reveal()
+            self.renewals += 1
+            log.info("the bearer token was renewed after an HTTP 401 answer")
+            return True
+
+    def _error(self, response: httpx.Response) -> ApiError:
+        error = error_from_response(response)
+        if response.status_code == 401 and self._renew_failed is not None:
+            error.message += f" (a new token could not be got: {self._renew_failed})"
+        return error
 
     def _deadline_passed(self) -> str:
         return f"stopped: the deadline of {self.settings.deadline:g} s passed"

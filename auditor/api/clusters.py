@@ -10,4 +10,5 @@ class ClusterClient(ResourceClient):
     provider = "Cloud.AnalyticsCluster"
     collection = "clusters"
     api_version = SEED_API_VERSIONS["clusters.create"]
+    operation = "clusters.create"
     created_status = (200, 201)

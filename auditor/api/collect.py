@@ -12,6 +12,11 @@ What is read, per subscription and concurrently (bounded by the client's ``concu
 ``hierarchy``, ``principals`` and ``roleDefinitions`` are not served by the seed's API; they stay
 empty unless a directory snapshot supplies them.
 
+With a client of the vendor's namespace (``ResourceManagerClient(..., namespace="vendor")``: the
+``Microsoft.*`` paths), each page's items are mapped to the seed's names on the way in, exactly as
+``auditor estate import`` maps the same items (:mod:`auditor.sources.exports.collected`), so the
+snapshot is the one an import of the same answers gives.
+
 Items travel as raw JSON from the answer to the snapshot loader, which validates them exactly as it
 validates a snapshot file. A part that cannot be read in full is recorded under a top-level
 ``"incomplete": [{"what", "error"}]`` key instead of failing the whole collection, and what was read
@@ -34,7 +39,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -46,6 +51,9 @@ from auditor.api.devtooling import DevToolingClient
 from auditor.errors import IncompleteError, InputError
 from auditor.estate import write_atomic
 from auditor.estate.snapshot import Snapshot, dumps_snapshot, loads_snapshot
+
+if TYPE_CHECKING:
+    from auditor.sources.exports.collected import SeedNames
 
 RoleAssignmentMode = Literal["subscription", "provider"]
 
@@ -104,6 +112,8 @@ class _Unit:
     section: str
     what: str
     pages: Callable[[], Pages]
+    listed_in: str | None = None
+    """The scope the listing is asked for."""
     read: list[_Read] = field(default_factory=list)
     stopped: str | None = None
     """Why the listing ended early."""
@@ -153,12 +163,21 @@ def _units(
             ras = partial(api.access.role_assignment_pages, scope)
             per_subscription.insert(0, ("roleAssignments", ras))
         for section, pages in per_subscription:
-            units.append(_Unit(section, f"{section} of {scope}", pages))
+            units.append(_Unit(section, f"{section} of {scope}", pages, scope))
     return units
 
 
-async def _run_unit(unit: _Unit) -> None:
+def _in_seed_names(unit: _Unit, page: Page, names: SeedNames) -> Page:
+    """The page with its items in the seed's names (the vendor's namespace)."""
+    items = names.items(unit.section, page.items, skip=page.unreadable, listed_in=unit.listed_in)
+    body = b'{"value":[' + b",".join(bytes(item) for item in items) + b"]}"
+    return Page(page.number, items, body, page.unreadable)
+
+
+async def _run_unit(unit: _Unit, names: SeedNames | None = None) -> None:
     async for page in unit.pages():
+        if names is not None:
+            page = _in_seed_names(unit, page, names)
         ids, bad = page.ids()
         problems = {**page.unreadable, **bad}
         if not problems:
@@ -276,6 +295,11 @@ async def collect(
     started = time.perf_counter()
     collected_at = collected_at or _utc_now()
     units = _units(api, subscriptions, role_assignments)
+    names: SeedNames | None = None
+    if getattr(api, "namespace", "seed") == "vendor":
+        from auditor.sources.exports.collected import SeedNames
+
+        names = SeedNames()
     total = len(units) + (1 if devtooling is not None else 0)
     failures: list[Failure] = []
     done = 0
@@ -288,7 +312,7 @@ async def collect(
 
     async def run(unit: _Unit) -> None:
         try:
-            await _run_unit(unit)
+            await _run_unit(unit, names)
         except ApiError as exc:
             unit.stopped = str(exc)
         finished(unit.what)

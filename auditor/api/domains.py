@@ -10,4 +10,5 @@ class DomainClient(ResourceClient):
     provider = "Cloud.EventRouting"
     collection = "domains"
     api_version = SEED_API_VERSIONS["domains.createOrUpdate"]
+    operation = "domains.createOrUpdate"
     created_status = (200, 201)

@@ -6,12 +6,11 @@ from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
+from auditor.api._namespace import Namespace, api_version, provider
 from auditor.api._paging import Page, decoded_items, iter_pages
 from auditor.api._paths import scope_path, subscription_path
 from auditor.api._transport import Transport
 from auditor.model.defaults import SEED_API_VERSIONS
-
-_EVENTS = "/providers/Cloud.ResourceHealth/events"
 
 
 def query_start_time(day: date | str) -> str:
@@ -24,8 +23,10 @@ def query_start_time(day: date | str) -> str:
 class HealthClient:
     api_version = SEED_API_VERSIONS["healthEvents.list"]
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, namespace: Namespace = "seed") -> None:
         self.transport = transport
+        self._events = "/providers/" + provider("Cloud.ResourceHealth", namespace) + "/events"
+        self.api_version = api_version("healthEvents.list", namespace)
 
     def subscription_event_pages(
         self,
@@ -39,7 +40,7 @@ class HealthClient:
             params["$filter"] = filter
         if start is not None:
             params["queryStartTime"] = query_start_time(start)
-        return iter_pages(self.transport, subscription_path(subscription) + _EVENTS, params)
+        return iter_pages(self.transport, subscription_path(subscription) + self._events, params)
 
     def resource_event_pages(
         self, resource_uri: str, *, filter: str | None = None
@@ -47,7 +48,7 @@ class HealthClient:
         params = {"api-version": self.api_version}
         if filter:
             params["$filter"] = filter
-        return iter_pages(self.transport, scope_path(resource_uri) + _EVENTS, params)
+        return iter_pages(self.transport, scope_path(resource_uri) + self._events, params)
 
     async def list_subscription_events(
         self,

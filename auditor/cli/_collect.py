@@ -10,14 +10,19 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
+from auditor.cli._cache import CacheDir, NoCache
 from auditor.cli._validate import base_url_option, devtooling_url_option
 from auditor.errors import InputError
 
 if TYPE_CHECKING:
+    from auditor.api import Credential
     from auditor.api.collect import CollectResult, ProgressCallback, RoleAssignmentMode
 
 DEFAULT_TOKEN_ENV = "AUDITOR_TOKEN"
 DEFAULT_API_TOKEN_ENV = "AUDITOR_API_TOKEN"
+VENDOR_BASE_URL = "https://management.azure.com"
+"""The vendor's management API: ``--base-url`` when ``--namespace vendor`` gives none."""
+TOKEN_SOURCES = ("env", "azure-identity")
 
 
 def _check_url(url: str, option: str, allow_http: bool) -> None:
@@ -67,12 +72,6 @@ def register(app: typer.Typer) -> None:
 
     @app.command("collect")
     def collect(
-        base_url: Annotated[
-            str,
-            typer.Option(
-                "--base-url", help="The API's base URL (areas A-D).", callback=base_url_option
-            ),
-        ],
         subscription: Annotated[
             list[str],
             typer.Option(
@@ -80,6 +79,43 @@ def register(app: typer.Typer) -> None:
             ),
         ],
         out: Annotated[Path, typer.Option("--out", metavar="FILE", help="Snapshot file to write.")],
+        base_url: Annotated[
+            str | None,
+            typer.Option(
+                "--base-url",
+                help=f"The API's base URL (areas A-D); with --namespace vendor, {VENDOR_BASE_URL} "
+                "unless given.",
+                callback=base_url_option,
+            ),
+        ] = None,
+        namespace: Annotated[
+            str,
+            typer.Option(
+                "--namespace",
+                help="'seed': the seed's paths (Cloud.*); 'vendor': the vendor's management API "
+                "(Microsoft.* paths and api-versions), its records mapped to the seed's names as "
+                "`estate import` maps them.",
+            ),
+        ] = "seed",
+        token_command: Annotated[
+            str | None,
+            typer.Option(
+                "--token-command",
+                metavar="CMD",
+                help="A command printing the bearer token (run without a shell), for example "
+                '"az account get-access-token --query accessToken -o tsv"; run again once if '
+                "the token expires during the collection.",
+            ),
+        ] = None,
+        token_source: Annotated[
+            str,
+            typer.Option(
+                "--token-source",
+                help="Where the bearer token comes from without --token-command: 'env' (the "
+                "variable of --token-env) or 'azure-identity' (DefaultAzureCredential; needs "
+                "auditor[azure]).",
+            ),
+        ] = "env",
         token_env: Annotated[
             str,
             typer.Option(
@@ -145,6 +181,8 @@ def register(app: typer.Typer) -> None:
                 "--allow-http", help="Allow plain http to a host other than this machine."
             ),
         ] = False,
+        _no_cache: NoCache = False,
+        _cache_dir: CacheDir = None,
     ) -> None:
         """Collect a snapshot (contracts 2) from the API. A part that cannot be read in full (an
         error answer, --deadline passed, more than --max-pages pages, an item the snapshot cannot
@@ -162,6 +200,19 @@ def register(app: typer.Typer) -> None:
 
         if role_assignments not in ("subscription", "provider"):
             raise InputError("expected subscription or provider", source="--role-assignments")
+        if namespace not in ("seed", "vendor"):
+            raise InputError("expected seed or vendor", source="--namespace")
+        if token_source not in TOKEN_SOURCES:
+            raise InputError(f"expected {' or '.join(TOKEN_SOURCES)}", source="--token-source")
+        if token_command is not None and token_source != "env":
+            raise InputError("give --token-command or --token-source, not both")
+        if base_url is None:
+            if namespace != "vendor":
+                raise InputError(
+                    "--base-url is needed (the vendor's API is the default of "
+                    "--namespace vendor only)"
+                )
+            base_url = VENDOR_BASE_URL
         _check_url(base_url, "--base-url", allow_http)
         dev_url = devtooling_url or base_url
         if devtooling_url:
@@ -170,18 +221,19 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 "the file exists already; choose another name or add --force", source=str(out)
             )
-        token = os.environ.get(token_env)
-        if not token:
-            raise InputError(
-                f"the environment variable {token_env} is not set; put the bearer token there "
-                "(or name another variable with --token-env)"
-            )
+        credential = _credential(token_command, token_source, token_env)
         api_token = os.environ.get(api_token_env)
         estate_directory = None
         if directory is not None:
             from auditor.cli._estate import read_estate
 
             estate_directory = read_estate(directory)
+        elif namespace == "vendor":
+            sys.stderr.write(
+                "note: hierarchy, principals and roleDefinitions are not collected from the "
+                "vendor's API and stay empty; --directory FILE supplies them (a snapshot, or "
+                "`az role definition list` and `az ad` exports)\n"
+            )
         else:
             sys.stderr.write(
                 "note: hierarchy, principals and roleDefinitions are not served by the seed's API "
@@ -212,7 +264,13 @@ def register(app: typer.Typer) -> None:
             # the result is handed over in a list, not returned: on Python 3.11, asyncio.run()
             # builds a repr of its main task (and so of a returned value) while shutting down,
             # which for a large estate costs seconds
-            async with ResourceManagerClient(base_url, Secret(token), settings) as api:
+            api_client = ResourceManagerClient(
+                base_url,
+                credential,
+                settings,
+                namespace="vendor" if namespace == "vendor" else "seed",
+            )
+            async with api_client as api:
                 if not api_token:
                     collected.append(
                         await run_collect(
@@ -252,6 +310,18 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"wrote {out}")
 
     del collect
+
+
+def _credential(command: str | None, source: str, variable: str) -> Credential:
+    """The bearer credential: from ``--token-command``, azure-identity or the environment
+    (the token is read now; a command's or azure-identity's is renewed once after a 401)."""
+    from auditor.api.tokens import from_azure_identity, from_command, from_environment
+
+    if command is not None:
+        return from_command(command).credential()
+    if source == "azure-identity":
+        return from_azure_identity().credential()
+    return from_environment(variable).credential()
 
 
 def _progress() -> tuple[ProgressCallback | None, Callable[[], None]]:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
+from auditor.cli._cache import CacheDir, NoCache
 from auditor.cli._validate import host_option, port_option
 from auditor.errors import InputError
 
 if TYPE_CHECKING:
-    from auditor.sandbox.config import FaultKind
+    from auditor.sandbox.config import FaultKind, SandboxNamespace
 
 
 def _pairs(values: list[str], option: str, right: str) -> dict[str, str]:
@@ -125,12 +126,25 @@ def register(app: typer.Typer) -> None:
         access_log: Annotated[
             bool, typer.Option("--access-log", help="Log every request (method, path, status).")
         ] = False,
+        namespace: Annotated[
+            str,
+            typer.Option(
+                "--namespace",
+                help="'seed': the seed's paths (Cloud.*); 'vendor': the vendor's paths, "
+                "api-versions and names (Microsoft.*), as the vendor's SDKs and `collect "
+                "--namespace vendor` call them; 'both': either.",
+            ),
+        ] = "seed",
+        _no_cache: NoCache = False,
+        _cache_dir: CacheDir = None,
     ) -> None:
         """Serve the seed's API (areas A-E), an OpenAPI document (/openapi.json) and an API
         explorer (/docs) from a snapshot. Stop with Ctrl-C."""
         from auditor.sandbox.config import FaultConfig, SandboxConfig
         from auditor.sandbox.server import bind, serve_forever, url_of
 
+        if namespace not in ("seed", "vendor", "both"):
+            raise InputError("expected seed, vendor or both", source="--namespace")
         if persist and snapshot is None:
             raise InputError("--persist needs --snapshot (the sample estate is not a file)")
         if snapshot is not None:
@@ -158,6 +172,7 @@ def register(app: typer.Typer) -> None:
                     slow_delay=slow_delay,
                 ),
                 persist_path=str(snapshot) if persist and snapshot is not None else None,
+                namespace=cast("SandboxNamespace", namespace),
             )
             from auditor.sandbox.store import Store
 
@@ -170,7 +185,8 @@ def register(app: typer.Typer) -> None:
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
         url = url_of(sock)
         out = sys.stdout
-        out.write(f"Serving the sandbox at {url}\n")
+        names = {"vendor": " (the vendor's paths)", "both": " (the seed's and the vendor's paths)"}
+        out.write(f"Serving the sandbox at {url}{names.get(namespace, '')}\n")
         out.write(f"API explorer: {url}/docs   OpenAPI: {url}/openapi.json\n")
         if reader is not None:
             out.write(f"Bearer token (read access at /): {reader}\n")

@@ -59,6 +59,11 @@ Where the seed is silent, the sandbox decides (tests pin each):
   (the real service has them) so that a collection can read the apps back.
 - Resources need not exist for a list: an unknown subscription lists nothing (only GET of one cluster
   or domain is a 404).
+- The vendor's paths (``SandboxConfig(namespace="vendor"|"both")``, ``sandbox serve --namespace``):
+  a thin layer in front of the same pipeline (:mod:`auditor.sandbox.vendor`) renames requests to the
+  seed's names and answers to the vendor's (``Microsoft.*`` ids, types, actions, ``nextLink``,
+  ``EventGridSchema``); ``vendor`` answers a ``Cloud.*`` path 404. ``/openapi.json`` and ``/docs``
+  stay the seed's.
 """
 
 from __future__ import annotations

@@ -494,6 +494,9 @@ def create_app(snapshot: Snapshot, config: SandboxConfig | None = None) -> Starl
     from auditor.sandbox.openapi import openapi_document
 
     sandbox = Sandbox(snapshot, config or SandboxConfig())
+    namespace = sandbox.config.namespace
+    if namespace != "seed":
+        from auditor.sandbox import vendor
     document: dict[str, Any] = {}
 
     async def openapi(request: Request) -> Response:
@@ -515,6 +518,9 @@ def create_app(snapshot: Snapshot, config: SandboxConfig | None = None) -> Starl
         # every other request, whatever its path (Starlette's path patterns stop at a newline),
         # goes through the sandbox's own pipeline, so every answer has the seed's error shapes
         if scope["type"] != "http":
+            return
+        if namespace != "seed":
+            await vendor.serve(sandbox.handle, namespace, scope, receive, send)
             return
         response = await sandbox.handle(Request(scope, receive))
         await response(scope, receive, send)

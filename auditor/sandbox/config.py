@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 FaultKind = Literal["429", "500", "503", "slow"]
+SandboxNamespace = Literal["seed", "vendor", "both"]
 
 ALL_FAULTS: tuple[FaultKind, ...] = ("429", "500", "503")
 
@@ -88,6 +89,8 @@ class SandboxConfig:
     ``devTooling.tokens``. Token values are hashed when the server starts and never kept in clear.
     ``reader_token`` (a bearer token) reads everything at ``/`` without appearing in the estate.
     ``page_size``: items per page of every paged listing (:data:`DEFAULT_PAGE_SIZE`).
+    ``namespace``: the paths and names served: the seed's (``Cloud.*``), the vendor's
+    (``Microsoft.*``; :mod:`auditor.sandbox.vendor`) or both.
     """
 
     bearer_tokens: dict[str, str] = field(default_factory=dict)
@@ -99,8 +102,11 @@ class SandboxConfig:
     persist_path: str | None = None
     max_body_bytes: int = 4 << 20
     max_api_tokens: int = 5000
+    namespace: SandboxNamespace = "seed"
 
     def __post_init__(self) -> None:
+        if self.namespace not in ("seed", "vendor", "both"):
+            raise ValueError("the namespace must be seed, vendor or both")
         if self.page_size < 1:
             raise ValueError("the page size must be at least 1")
         if self.async_delay < 0:
