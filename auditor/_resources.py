@@ -21,22 +21,37 @@ def data_dir(name: str) -> Path:
     raise FileNotFoundError(f"shipped data folder {name!r} is missing from this installation")
 
 
-def user_cache_dir() -> Path | None:
-    """The user's own cache folder for auditor (``$AUDITOR_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/auditor``, else ``~/.cache/auditor``), made private (0700) if missing; None
-    when it cannot be made or is not the user's own and writable (caches there may hold pickles
-    or estate data: never a shared temporary folder)."""
+def cache_folder_path() -> Path:
+    """Where auditor's caches live: ``$AUDITOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/auditor``
+    (an absolute one), else ``~/.cache/auditor`` (whether or not it exists)."""
     import os
 
     given = os.environ.get("AUDITOR_CACHE_DIR")
-    if given:
-        folder = Path(given)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = Path(base, "auditor")
+    if given and given.strip():
+        return Path(given).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME")
+    if base and os.path.isabs(base):
+        return Path(base) / "auditor"
+    return Path.home() / ".cache" / "auditor"
+
+
+def user_cache_dir() -> Path | None:
+    """The user's own cache folder (:func:`cache_folder_path`), made private (0700) if missing;
+    None when ``AUDITOR_CACHE_DIR`` is set but empty (no caches), or the folder cannot be made or
+    is not the user's own and writable (caches there may hold pickles or estate data: never a
+    shared temporary folder)."""
+    import os
+
+    if (
+        os.environ.get("AUDITOR_CACHE_DIR") is not None
+        and not os.environ["AUDITOR_CACHE_DIR"].strip()
+    ):
+        return None
+    folder = cache_folder_path()
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if folder.stat().st_uid != os.getuid() or not os.access(folder, os.W_OK):
+        info = folder.stat()
+        if info.st_uid != os.getuid() or info.st_mode & 0o022 or not os.access(folder, os.W_OK):
             return None
     except OSError:
         return None
