@@ -5,18 +5,20 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from itertools import islice
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from auditor.access import analysis, queries
 from auditor.access.advice import advisor
 from auditor.access.decision import AccessRequest, Decision, decide, decide_batch
-from auditor.access.gdpr import gdpr_export
 from auditor.access.indexes import Indexes
 from auditor.access.principals import ResolvedPrincipal, engine_resolver
 from auditor.access.requests import parse_request
 from auditor.estate.snapshot import Snapshot, load_snapshot
+
+if TYPE_CHECKING:  # the queries and analyses are imported when asked for: a decision needs neither
+    from auditor.access import analysis, queries
 
 __all__ = ["BATCH_WINDOW", "AccessEngine"]
 
@@ -105,11 +107,8 @@ class AccessEngine:
         iterator = iter(requests)
         while True:
             chunk: list[AccessRequest] = []
-            try:
-                for request in iterator:
-                    chunk.append(request)
-                    if len(chunk) >= window:
-                        break
+            try:  # extend keeps the requests read before an error
+                chunk.extend(islice(iterator, window))
             except Exception:  # a bad request: first answer those read before it
                 yield from answer(ix, chunk)
                 raise
@@ -132,6 +131,8 @@ class AccessEngine:
     ) -> queries.WhoResult:
         """Every principal a grant at ``scope`` or above reaches, with its decision; with
         ``warn``, warnings for an unknown action or a scope outside the estate."""
+        from auditor.access import queries
+
         result = queries.who(self.indexes, action, scope, data_action)
         if not warn:
             return result
@@ -144,6 +145,8 @@ class AccessEngine:
     ) -> queries.WhatResult:
         """Every role and operation pattern the principal holds, per scope, after denies; with
         ``warn``, warnings for an unknown principal or a scope outside the estate."""
+        from auditor.access import queries
+
         result = queries.what(self.indexes, principal_id, scope)
         if not warn:
             return result
@@ -153,27 +156,39 @@ class AccessEngine:
 
     def escalations(self, *, include_conditional: bool = False) -> list[analysis.Escalation]:
         """RBAC-010: shadow administrators, one per principal and scope, with the path."""
+        from auditor.access import analysis
+
         return analysis.escalations(self.indexes, include_conditional=include_conditional)
 
     def bypassed_conditions(self) -> list[analysis.BypassedCondition]:
         """RBAC-012: conditioned grants also given without a condition."""
+        from auditor.access import analysis
+
         return analysis.bypassed_conditions(self.indexes)
 
     def dead_grants(self) -> list[analysis.DeadGrant]:
         """RBAC-013: role assignments whose every operation is denied to their principal."""
+        from auditor.access import analysis
+
         return analysis.dead_grants(self.indexes)
 
     def weak_child_denies(self, *, limit: int = 50) -> list[analysis.WeakChildDeny]:
         """DENY-003: at-scope-only deny assignments above child scopes carrying denied
         operations."""
+        from auditor.access import analysis
+
         return analysis.weak_child_denies(self.indexes, limit=limit)
 
     def subscription_owners(self) -> list[analysis.SubscriptionOwners]:
         """RBAC-001/002: distinct Owner holders per subscription (a group counts as one)."""
+        from auditor.access import analysis
+
         return analysis.subscription_owners(self.indexes)
 
     def guest_privileges(self) -> list[analysis.GuestPrivilege]:
         """RBAC-003: privileged roles held by guests, directly or through nested groups."""
+        from auditor.access import analysis
+
         return analysis.guest_privileges(self.indexes)
 
     def membership_cycles(self) -> list[list[str]]:
@@ -188,4 +203,6 @@ class AccessEngine:
         self, principal_id: str | None = None, email: str | None = None
     ) -> dict[str, Any]:
         """The GDPR export of one subject (see :func:`auditor.access.gdpr.gdpr_export`)."""
+        from auditor.access.gdpr import gdpr_export
+
         return gdpr_export(self.snapshot, principal_id, email, directory=self.indexes.directory)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
@@ -156,6 +155,8 @@ def register(app: typer.Typer) -> None:
 
             estate = sample_snapshot()
         bearers = _pairs(bearer or [], "--bearer", "PRINCIPAL_ID")
+        import secrets  # here, not at start-up (hmac, hashlib): only serving needs a token
+
         reader = None if bearers else secrets.token_urlsafe(24)
         try:
             config = SandboxConfig(

@@ -5,16 +5,29 @@ plan JSON), ``exports`` (API pages, vendor CLI outputs, HAR, VCR), and ``names``
 
 from __future__ import annotations
 
-from auditor.sources.deployment import DeploymentRequest, DeploymentSet, SourceRef
-from auditor.sources.exports import ExportFormat, ImportedSnapshot, import_estate, load_estate
-from auditor.sources.gate import (
-    GATE_FORMATS,
-    DeploymentRead,
-    GateFormat,
-    parse_assignment,
-    read_deployment,
-)
-from auditor.sources.names import to_seed, to_seed_value, to_vendor
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auditor.sources.deployment import DeploymentRequest, DeploymentSet, SourceRef
+    from auditor.sources.exports import ExportFormat, ImportedSnapshot, import_estate, load_estate
+    from auditor.sources.gate import (
+        GATE_FORMATS,
+        DeploymentRead,
+        GateFormat,
+        parse_assignment,
+        read_deployment,
+    )
+    from auditor.sources.names import to_seed, to_seed_value, to_vendor
+
+_LAZY_MODULES = {
+    "deployment": ("DeploymentRequest", "DeploymentSet", "SourceRef"),
+    "exports": ("ExportFormat", "ImportedSnapshot", "import_estate", "load_estate"),
+    "gate": ("GATE_FORMATS", "DeploymentRead", "GateFormat", "parse_assignment", "read_deployment"),
+    "names": ("to_seed", "to_seed_value", "to_vendor"),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
+"""Each reader is imported on first use: reading a snapshot (``--snapshot``) needs neither the
+template readers nor the gate's."""
 
 __all__ = [
     "GATE_FORMATS",
@@ -33,3 +46,14 @@ __all__ = [
     "to_seed_value",
     "to_vendor",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditor.sources' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"auditor.sources.{module}"), name)
+    globals()[name] = value
+    return value
