@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
+
+# Caches (parser tables, estates) in a private folder of this test session, never the user's own
+# (inherited by the commands the tests run in subprocesses).
+os.environ["AUDITOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="auditor-test-cache-")
+atexit.register(shutil.rmtree, os.environ["AUDITOR_CACHE_DIR"], True)
 
 settings.register_profile(
     "default",
