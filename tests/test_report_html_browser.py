@@ -116,7 +116,20 @@ class Cdp:
             self.wait_event("Page.loadEventFired")
         self.call("Page.navigate", url=url)
         self.wait_event("Page.loadEventFired")
+        self.ready()
         self.drain(0.3)
+
+    def ready(self, timeout: float = 30.0) -> None:
+        """Wait until the page's script has read its findings data block and drawn the rows
+        (``data-ready`` on the root element; a page without the block is ready when loaded)."""
+        state = self.js(
+            "new Promise((done) => { const t0 = Date.now(); const check = () => {"
+            " const s = document.documentElement.getAttribute('data-ready');"
+            " if (s || !document.getElementById('report-data')) { done(s || 'none'); }"
+            f" else if (Date.now() - t0 > {timeout * 1000:.0f}) {{ done('timeout'); }}"
+            " else { setTimeout(check, 10); } }; check(); })"
+        )
+        assert state in ("1", "none"), f"the page's script did not get ready: {state}"
 
     def click(self, selector: str) -> None:
         box = self.js(
@@ -201,7 +214,18 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
 
 
 def _visible(cdp: Cdp) -> int:
-    return int(cdp.js("document.querySelectorAll('tr.finding:not([hidden])').length"))
+    """Finding rows drawn and visible (a page of rows per rule at most)."""
+    return int(
+        cdp.js(
+            "Array.from(document.querySelectorAll('tr.finding'))"
+            ".filter((r) => r.closest('[hidden]') === null).length"
+        )
+    )
+
+
+def _shown(cdp: Cdp) -> int:
+    """Findings that pass the filters, as the page counts them."""
+    return int(cdp.js("document.getElementById('f-count').dataset.shown"))
 
 
 def test_html_report_in_a_real_browser(browser: Cdp, report: tuple[Path, Any]) -> None:
@@ -216,16 +240,23 @@ def test_html_report_in_a_real_browser(browser: Cdp, report: tuple[Path, Any]) -
     assert cdp.js("document.querySelectorAll('[onerror], [onload], [onclick]').length") == 0
     assert cdp.js("document.querySelectorAll('img, iframe, object, embed').length") == 0
     assert cdp.js("window.__dialogs.length") == 0
+    # the findings came from the compressed data block; details are built when opened
+    assert cdp.js("document.querySelector('dd.rich') === null")
+    hlt = next(i for i, f in enumerate(result.findings) if f.ruleId == "HLT-001")
+    cdp.click(f"#f-{hlt} details summary")
+    assert cdp.js(f"document.querySelector('#f-{hlt} details').open") is True
     assert cdp.js("document.querySelector('dd.rich b') !== null"), "safe markup is kept"
+    assert cdp.js("document.querySelectorAll('dd.rich script, dd.rich style').length") == 0
+    assert cdp.js("window.__dialogs.length") == 0
 
     total = len(result.findings)
     not_pass = sum(1 for f in result.findings if f.status != "pass")
-    assert cdp.js("document.querySelectorAll('tr.finding').length") == total
-    assert _visible(cdp) == not_pass, "passes are hidden by default"
+    assert _shown(cdp) == not_pass == _visible(cdp), "passes are hidden by default"
+    assert cdp.js("document.querySelectorAll('tr.finding').length") == not_pass
 
     # click 'pass' on: every finding shows, and the state goes into the hash
     cdp.click("input[name=status][value=pass]")
-    assert _visible(cdp) == total
+    assert _visible(cdp) == total == _shown(cdp)
     assert "status=" in cdp.js("location.hash")
 
     # click 'high' off: no high finding is visible
@@ -239,6 +270,7 @@ def test_html_report_in_a_real_browser(browser: Cdp, report: tuple[Path, Any]) -
     shown = cdp.js("document.getElementById('f-count').dataset.shown")
     assert int(shown) == total - high
 
+    assert _visible(cdp) == total - high
     # the rule filter
     cdp.js(
         "(() => { const s = document.getElementById('f-rule'); s.value = 'DOM-001';"

@@ -95,7 +95,7 @@ def gdpr_export(
         },
         "directoryEntry": msgspec.to_builtins(entry) if entry is not None else None,
         "groupMemberships": _memberships(directory, key),
-        "roleAssignments": _role_assignments(snapshot, key),
+        "roleAssignments": _role_assignments(snapshot, key, directory),
         "denyAssignments": _deny_assignments(snapshot, key),
         "devTooling": _dev_tooling(snapshot, subject_email),
         "healthEvents": {
@@ -135,7 +135,9 @@ def _name(directory: Directory, key: str) -> str | None:
     return entry.displayName if entry is not None else None
 
 
-def _role_assignments(snapshot: Snapshot, key: str | None) -> dict[str, list[Any]]:
+def _role_assignments(
+    snapshot: Snapshot, key: str | None, directory: Directory
+) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {"asPrincipal": [], "asCreatedBy": [], "asUpdatedBy": []}
     if key is None:
         return out
@@ -156,6 +158,17 @@ def _role_assignments(snapshot: Snapshot, key: str | None) -> dict[str, list[Any
                 if isinstance(item, dict) and role is not None and role.properties is not None:
                     # the role by name next to its GUID (the record itself is unchanged)
                     item = {**item, "roleName": role.properties.roleName}
+                if isinstance(item, dict):
+                    # who granted it, by name when the directory knows them (for the PDF)
+                    named = (
+                        ("createdByName", props.createdBy),
+                        ("updatedByName", props.updatedBy),
+                        ("principalName", props.principalId),
+                    )
+                    for field, who in named:
+                        name = _name(directory, who.lower()) if who else None
+                        if name:
+                            item = {**item, field: name}
                 out[bucket].append(item)
     return out
 

@@ -39,7 +39,7 @@ class RenderOptions:
     """A pull-request comment holds 65,536 characters; the Markdown summary stays below this."""
     pdf_timeout: float = 300.0
     """Seconds the PDF child process may take before it is stopped."""
-    pdf_detail_per_rule: int = 10
+    pdf_detail_per_rule: int = 3
     """Findings per rule shown in full in the PDF; the rest go in a compact table."""
     pdf_max_table_rows: int = 1_000
     """Rows of the PDF's compact tables in all; beyond this the PDF points to the other formats."""
@@ -106,6 +106,36 @@ def render(
     return data
 
 
+STREAMED: frozenset[str] = frozenset({"json", "csv", "text"})
+"""Formats written as a stream (:func:`stream`): JSON and CSV list every pass (a large estate has
+millions), the text every failing finding."""
+
+
+def stream(result: AuditResult, fmt: str, options: RenderOptions | None = None) -> Iterable[bytes]:
+    """The bytes of :func:`render` as parts: a part at a time for the formats of
+    :data:`STREAMED`, so the whole report never sits in memory."""
+    if fmt in STREAMED:
+        mod = importlib.import_module(f"auditor.report.{'csv_' if fmt == 'csv' else fmt}")
+        return cast(Iterable[bytes], mod.chunks(result, options or RenderOptions()))
+    return [render(result, fmt, None, options)]
+
+
+def write(
+    result: AuditResult,
+    fmt: str,
+    path: str | os.PathLike[str],
+    options: RenderOptions | None = None,
+) -> None:
+    """Render ``result`` as ``fmt`` into ``path`` (atomically, replacing a previous report),
+    streamed (:func:`stream`)."""
+    if fmt not in STREAMED:
+        render(result, fmt, path, options)
+        return
+    from auditor.estate import write_atomic
+
+    write_atomic(path, stream(result, fmt, options), overwrite=True, what=f"{fmt} report")
+
+
 def render_all(
     result: AuditResult,
     out_dir: str | os.PathLike[str],
@@ -117,6 +147,6 @@ def render_all(
     out: dict[str, Path] = {}
     for fmt in formats if formats is not None else list(RENDERERS):
         target = folder / FILE_NAMES.get(fmt, f"report.{fmt}")
-        render(result, fmt, target, options)
+        write(result, fmt, target, options)
         out[fmt] = target
     return out

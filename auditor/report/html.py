@@ -9,6 +9,11 @@ subscription and each shadow admin's escalation path as a small SVG graph), the 
 ``gate --estate`` (before and after per principal), coverage (inputs read,
 rules that lacked an input, files skipped) and the rule catalogue.
 
+The listed findings (and, in a large estate, the privileged principals) travel as one compressed
+data block (:mod:`auditor.report._html_data`) that the page's script draws a page of rows at a
+time, so the report of a million role assignments stays near 15 MB and opens in seconds; up to
+:data:`STATIC_ROWS` findings are also written as markup for a browser without JavaScript.
+
 Untrusted text is escaped and made inert (control characters and invisible bidi and format
 characters shown as ``\\x1b`` or ``<U+202E>``: every value a template prints passes
 :func:`_finalize`); evidence strings that carry markup (health-event descriptions) are cleaned by nh3
@@ -28,7 +33,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from auditor.audit.findings import SEVERITIES, SEVERITY_RANK, Finding, RuleInfo, WaiverInfo
+from auditor.audit.findings import (
+    SEVERITIES,
+    SEVERITY_RANK,
+    Finding,
+    Findings,
+    RuleInfo,
+    WaiverInfo,
+    count_passes,
+)
 from auditor.audit.names import describe
 from auditor.report import _svg
 from auditor.report._sanitize import (
@@ -57,11 +70,18 @@ STATUSES = ("fail", "unknown", "baselined", "waived", "pass")
 class FindingView:
     n: int
     f: Finding
-    details: Markup
-    """Waiver, evidence, remediation and references (when they differ from the rule's), source:
-    built here with every value escaped, since this runs 10,000 times in a large report."""
+    rule: RuleInfo
     name: str = ""
     """The resource in the names the snapshot holds (:func:`auditor.audit.names.describe`)."""
+
+    @property
+    def details(self) -> Markup:
+        """Waiver, evidence, remediation and references (when they differ from the rule's),
+        source: built with every value escaped, and only when a page prints them (the HTML
+        page's script builds them from its data block)."""
+        from markupsafe import Markup
+
+        return Markup(details_html(self.f, self.rule))
 
 
 @dataclass
@@ -128,6 +148,9 @@ class AccessPrincipal:
     name: str
     changes: list[AccessChangeRow] = field(default_factory=list)
 
+
+ESCALATION_GRAPHS = 100
+"""Shadow admins' escalation paths drawn as a graph; the rest are listed as one line each."""
 
 ACCESS_ROWS = 1_000
 """Changes the "Access changes" section lists (the JSON report's ``accessDelta`` has all)."""
@@ -233,8 +256,6 @@ def _sort_key(f: Finding) -> tuple[int, int, str]:
 
 def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     """Everything the HTML and PDF templates show, computed once."""
-    from markupsafe import Markup
-
     rules: dict[str, RuleInfo] = {r.id: r for r in result.rules}
     groups: dict[str, RuleGroup] = {}
     resources: dict[str, ResourceRow] = {}
@@ -242,7 +263,12 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     passed: Counter[tuple[str, str]] = Counter()
     include_passed = options.include_passed
     names = result.names
-    for n, f in enumerate(result.findings):
+    findings = result.findings
+    # passes held in blocks are counted per block, never made (a large estate has millions)
+    blocks = []
+    if isinstance(findings, Findings) and findings.passes_last and not include_passed:
+        blocks = findings.blocks
+    for n, f in enumerate(findings.listed if blocks else findings):  # type: ignore[attr-defined]
         rule = rules.get(f.ruleId)
         if rule is None:
             rule = rules[f.ruleId] = RuleInfo(
@@ -265,10 +291,24 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         if row is None:
             label = describe(f.resourceId, names)
             row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType, label)
-        view = FindingView(n=n, f=f, details=Markup(details_html(f, rule)), name=row.name)
+        view = FindingView(n=n, f=f, rule=rule, name=row.name)
         views.append(view)
         group.findings.append(view)
         row.findings.append(view)
+
+    for block in blocks:
+        if block.ruleId not in groups:
+            first = next(iter(block))
+            rule = rules.get(first.ruleId) or RuleInfo(
+                first.ruleId, first.title, first.severity, first.resourceType, (), "",
+                first.remediation, first.references,
+            )  # fmt: skip
+            rules[first.ruleId] = rule
+            groups[first.ruleId] = RuleGroup(rule)
+        group = groups[block.ruleId]
+        group.counts["pass"] = group.counts.get("pass", 0) + len(block)
+        for rtype, count in block.types.items():
+            passed[(block.ruleId, rtype)] += count
 
     for group in groups.values():
         group.findings.sort(key=lambda v: _sort_key(v.f))
@@ -289,8 +329,10 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         row.findings.sort(key=lambda v: _sort_key(v.f))
 
     summary = result.summary()
-    status_counts: Counter[str] = Counter(f.status for f in result.findings)
-    waived_by: Counter[str] = Counter(f.waiver.id for f in result.findings if f.waiver is not None)
+    judged = result.judged
+    status_counts: Counter[str] = Counter(f.status for f in judged)
+    status_counts["pass"] = count_passes(findings)
+    waived_by: Counter[str] = Counter(f.waiver.id for f in judged if f.waiver is not None)
     waiver_rows = (
         [WaiverRow(w, "applied", waived_by.get(w.id, 0)) for w in result.waivers]
         + [WaiverRow(w, "expired", waived_by.get(w.id, 0)) for w in result.expiredWaivers]
@@ -301,9 +343,13 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     if result.access is not None:
         for p in sorted(result.access.privileged, key=lambda p: (p.subscription, p.role)):
             privileged[p.subscription].append(p)
-        escalations = [(e, _svg.escalation_graph(e)) for e in result.access.escalations]
+        # graphs for the paths a report draws (the rest are listed as one line each)
+        escalations = [
+            (e, _svg.escalation_graph(e) if i < ESCALATION_GRAPHS else "")
+            for i, e in enumerate(result.access.escalations)
+        ]
 
-    failing = [f for f in result.findings if f.status == "fail"]
+    failing = [f for f in judged if f.status == "fail"]
     blocking = [f for f in failing if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[result.failOn]]
     return {
         "title": options.title,
@@ -412,18 +458,46 @@ def content_security_policy(script: str) -> str:
     )
 
 
-def render(result: AuditResult, options: RenderOptions) -> bytes:
-    """The HTML report of ``result``."""
+STATIC_ROWS = 1_000
+"""Up to this many listed findings the page also holds them as markup, shown when JavaScript is
+off (``<noscript>``: a browser running the script does not even parse it); a larger report says
+that its findings need JavaScript."""
+
+
+def render(result: AuditResult, options: RenderOptions, *, _legacy: bool = False) -> bytes:
+    """The HTML report of ``result``.
+
+    ``_legacy`` (for the benchmark's baseline only): every listed finding as markup in the page,
+    as reports were written before the data block."""
     from markupsafe import Markup
+
+    from auditor.report._html_data import FORMAT, data_block
 
     env = environment()
     script = asset("report.js")
     context = build_context(result, options)
+    privileged_total = sum(len(rows) for rows in context["privileged"].values())
+    privileged_static = _legacy or privileged_total <= STATIC_ROWS
+    data = ""
+    if not _legacy:
+        data, _ = data_block(
+            context["groups"],
+            context["resources"],
+            STATUSES,
+            None if privileged_static else context["privileged"],
+        )
     context.update(
         css=Markup(asset("report.css")),
         script=Markup(script),
         csp=content_security_policy(script),
         Markup=Markup,
+        data=Markup(data),
+        data_format=FORMAT,
+        legacy=_legacy,
+        static_rows=_legacy or context["total"] <= STATIC_ROWS,
+        privileged_static=privileged_static,
+        privileged_total=privileged_total,
+        escalation_graphs=len(context["escalations"]) if _legacy else ESCALATION_GRAPHS,
     )
     html = env.get_template("report.html.j2").render(context)
     return html.encode("utf-8")
