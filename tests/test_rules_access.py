@@ -132,7 +132,11 @@ def test_custom_role_rules() -> None:
         ),
     ]
     doc = estate(roleDefinitions=roles)
-    short = lambda fs: [f.status for f in fs]  # noqa: E731
+    ids = [r["id"] for r in roles]
+
+    def short(findings: list[Any]) -> list[str]:
+        return [by_resource(findings)[rid] for rid in ids]
+
     assert short(run_snapshot("RBAC-006", doc)) == ["fail", "pass", "pass", "fail"]
     assert short(run_snapshot("RBAC-007", doc)) == ["fail", "fail", "pass", "pass"]
     assert short(run_snapshot("RBAC-015", doc)) == ["pass", "pass", "fail", "pass"]
@@ -206,7 +210,8 @@ def test_deny_rules() -> None:
     doc = estate(
         denyAssignments=[deny("sys", ["u1"], [], True), deny("user", ["u1", "U2"], ["u2"])]
     )
-    assert [f.status for f in run_snapshot("DENY-001", doc)] == ["pass", "fail"]
-    d2 = run_snapshot("DENY-002", doc)
-    assert [f.status for f in d2] == ["pass", "fail"]
-    assert d2[1].evidence["namedAndExcluded"] == ["u2"]
+    ids = [d["id"] for d in doc["denyAssignments"]]
+    assert [by_resource(run_snapshot("DENY-001", doc))[i] for i in ids] == ["pass", "fail"]
+    d2 = {f.resourceId: f for f in run_snapshot("DENY-002", doc)}
+    assert [d2[i].status for i in ids] == ["pass", "fail"]
+    assert d2[ids[1]].evidence["namedAndExcluded"] == ["u2"]

@@ -1,15 +1,20 @@
 """The resources rules look at: domains, clusters, health events and API tokens of a snapshot, or the
 request bodies of a plan, each as the JSON a predicate sees (seed defaults applied, secrets masked)
 plus the wire model (whose :class:`~auditor.model.secrets.Secret` values the secret checks read).
+
+The access rows (``Cloud.Authorization``: role assignments, role definitions, deny assignments and
+subscriptions as :mod:`auditor.access.views` publishes them) are judged by :func:`view_outcomes`:
+made once per run, and a million role assignments judged once per distinct value of what the
+predicate reads (its facets), their passes in bulk (:class:`~auditor.audit.checks.PassMany`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from auditor.audit.findings import RunsOn
+from auditor.audit.findings import Located, RunsOn
 from auditor.estate.plan import Plan, PlanRequest
 from auditor.estate.snapshot import Snapshot
 from auditor.model.cluster import CLUSTER_RESOURCE_TYPE
@@ -17,7 +22,11 @@ from auditor.model.defaults import cluster_with_defaults, domain_with_defaults
 from auditor.model.domain import DOMAIN_RESOURCE_TYPE
 from auditor.model.health import HEALTH_EVENT_RESOURCE_TYPE
 
-ResourceKind = Literal["domain", "cluster", "healthEvent", "token", "request"]
+if TYPE_CHECKING:
+    from auditor.audit.checks._registry import CheckContext, Outcome, PassMany
+    from auditor.audit.packs import Rule
+
+ResourceKind = Literal["domain", "cluster", "healthEvent", "token", "request", "authorization"]
 
 TOKEN_RESOURCE_TYPE = "DevTooling/apiTokens"
 PLAN_REQUEST_RESOURCE_TYPE = "Plan/requests"
@@ -30,6 +39,12 @@ RESOURCE_KINDS: dict[str, ResourceKind] = {
     PLAN_REQUEST_RESOURCE_TYPE: "request",
 }
 """Rule-pack resource types whose rules run once per resource of that kind."""
+
+AUTHORIZATION_RESOURCE_TYPE = "Cloud.Authorization"
+VIEW_TYPES = frozenset({AUTHORIZATION_RESOURCE_TYPE})
+"""Rule-pack resource types whose predicate rules judge the access rows (:func:`view_outcomes`);
+a rule tells the kinds apart by the row's ``type`` (``appliesTo: "type eq
+'Cloud.Authorization/roleAssignments'"``)."""
 
 
 def token_resource_id(token_id: str | None, index: int) -> str:
@@ -47,7 +62,7 @@ class Resource:
     name: str
     source_kind: RunsOn
     source: str | None
-    location: str
+    location: str | None
     doc: dict[str, Any]
     """Effective JSON (defaults applied, secrets masked): what predicates and templates read."""
     raw: dict[str, Any]
@@ -244,3 +259,181 @@ def has_path(doc: Any, path: str) -> bool:
         if not found or node is None:
             return False
     return True
+
+
+# ------------------------------------------------------------------------------ access rows
+
+
+@dataclass
+class _AccessRows:
+    assignments: Any
+    """:class:`auditor.access.AssignmentRows`."""
+    items: Located
+    """``(resource id, location)`` of every role assignment, for bulk passes."""
+    small: list[tuple[str, list[dict[str, Any]], str | None]]
+    """``(type, rows, location section)`` of role definitions, deny assignments, subscriptions."""
+
+
+def _access_rows(ctx: CheckContext) -> _AccessRows:
+    """The access rows of the run's snapshot (made once per run; dropped when it ends)."""
+    found: _AccessRows | None = ctx.cache.get("transient:accessRows")
+    if found is not None:
+        return found
+    from auditor.access import (
+        AssignmentRows,
+        deny_assignment_rows,
+        role_definition_rows,
+        subscription_rows,
+    )
+
+    assert ctx.snapshot is not None
+    engine = ctx.access()
+    snapshot = ctx.snapshot
+    items: Located | None = ctx.cache.get("transient:passItems")
+    if items is None:  # shared with the access checks (auditor.audit.checks.access)
+        items = Located([e.record.id for e in engine.indexes.assignments], "roleAssignments")
+        ctx.cache["transient:passItems"] = items
+    found = _AccessRows(
+        AssignmentRows(engine, bool(snapshot.principals)),
+        items,
+        [
+            (
+                "Cloud.Authorization/roleDefinitions",
+                role_definition_rows(engine, snapshot),
+                "roleDefinitions",
+            ),
+            (
+                "Cloud.Authorization/denyAssignments",
+                deny_assignment_rows(snapshot),
+                "denyAssignments",
+            ),
+            ("Cloud.Resources/subscriptions", subscription_rows(engine), None),
+        ],
+    )
+    ctx.cache["transient:accessRows"] = found
+    return found
+
+
+def _always(_doc: Any) -> bool:
+    return True
+
+
+def _row_resource(row: dict[str, Any], location: str | None, source: str | None) -> Resource:
+    rid = str(row["id"])
+    return Resource(
+        "authorization",
+        str(row["type"]),
+        rid,
+        str(row.get("name") or rid),
+        "estate",
+        source,
+        location,
+        row,
+        row,
+        None,
+    )
+
+
+def _evidence(rule: Rule, row: dict[str, Any]) -> dict[str, Any]:
+    return {path: get_path(row, path) for path in rule.evidence}
+
+
+def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]:
+    """The outcomes of a predicate rule over the access rows: failing rows one by one (their
+    whole row for the message and evidence), passing role assignments in bulk when the pass
+    message and remediation read only settings."""
+    from auditor.audit.checks._registry import Outcome, PassMany
+    from auditor.audit.packs import template_fields
+
+    if ctx.snapshot is None or rule.predicate is None:
+        return
+    rows = _access_rows(ctx)
+    predicate = rule.predicate
+    applies = rule.applies_to or _always
+    bulk = all(
+        n.startswith("settings.")
+        for t in (rule.pass_message, rule.info.remediation)
+        for n in template_fields(t)
+    )
+    source = ctx.source
+    passed, failed = _verdicts(rule, rows.assignments, predicate, applies)
+    for index in failed:
+        row = rows.assignments.row(index)
+        res = _row_resource(row, f"roleAssignments[{index}]", source)
+        yield Outcome(False, _evidence(rule, row), resource=res, fields=row)
+    if bulk:
+        if passed:
+            items = rows.items
+            yield PassMany("Cloud.Authorization/roleAssignments", items.subset(passed))
+    else:
+        for index in passed:
+            row = rows.assignments.row(index)
+            res = _row_resource(row, f"roleAssignments[{index}]", source)
+            yield Outcome(True, _evidence(rule, row), resource=res, fields=row)
+    for _rtype, section, where in rows.small:
+        for index, row in enumerate(section):
+            if not applies(row):
+                continue
+            ok = bool(predicate(row))
+            location = f"{where}[{index}]" if where else None
+            res = _row_resource(row, location, source)
+            yield Outcome(ok, _evidence(rule, row), resource=res, fields=row)
+
+
+def _read_paths(rule: Rule) -> tuple[str, ...]:
+    """The member paths the rule's predicate and ``appliesTo`` read (what decides a verdict)."""
+    from auditor.audit.packs import member_paths
+
+    reads = member_paths(rule.predicate_text) if rule.predicate_text else ()
+    return tuple(dict.fromkeys((*reads, *rule.applies_reads)))
+
+
+def _verdicts(
+    rule: Rule,
+    rows: Any,
+    predicate: Callable[[Any], bool],
+    applies: Callable[[Any], bool],
+) -> tuple[list[int], list[int]]:
+    """The indexes of the role assignments the rule applies to that pass, and that fail. Each
+    distinct key of the values the rule reads (:meth:`~auditor.access.AssignmentRows.key_column`)
+    is judged once, on a row of just the fields it reads."""
+    n = len(rows)
+    passed: list[int] = []
+    failed: list[int] = []
+    constant = all(rows.key_column(p) == () for p in rule.applies_reads)
+    applies_to = {p.split("/", 1)[0] for p in rule.applies_reads}
+    if not n or (constant and not applies(rows.fields_row(applies_to, 0))):
+        return passed, failed  # it judges another kind (by `type`): nothing to do here
+    paths = _read_paths(rule)
+    names = {p.split("/", 1)[0] for p in paths}
+    columns: dict[int, Sequence[Any]] = {}
+    for path in paths:
+        column = rows.key_column(path)
+        if column is None:  # it reads the assignment itself: every row is judged
+            for index in range(n):
+                row = rows.row(index)
+                if applies(row):
+                    (passed if predicate(row) else failed).append(index)
+            return passed, failed
+        if column:
+            columns.setdefault(id(column), column)
+    keys: Iterable[Any]
+    if not columns:  # one verdict for every assignment
+        doc = rows.fields_row(names, 0)
+        if applies(doc):
+            return (list(range(n)), failed) if predicate(doc) else (passed, list(range(n)))
+        return passed, failed
+    if len(columns) == 1:
+        keys = next(iter(columns.values()))
+    else:
+        keys = zip(*columns.values(), strict=True)
+    memo: dict[Any, list[int] | None] = {}
+    get = memo.get
+    for index, key in enumerate(keys):
+        target = get(key, memo)
+        if target is memo:
+            doc = rows.fields_row(names, index)
+            target = memo[key] = (passed if predicate(doc) else failed) if applies(doc) else None
+        if target is not None:
+            target.append(index)  # type: ignore[union-attr]
+    return passed, failed

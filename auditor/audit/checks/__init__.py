@@ -12,9 +12,11 @@ module             checks
 ``jdbc``           ``jdbc-tls`` (CLU-012)
 ``health``         ``service-issue-in-region``, ``event-affects-subscription``,
                    ``event-priority``
-``tokens``         ``token-after-retirement``, ``token-description``, ``token-limit``
+``tokens``         ``token-limit`` (TOK-005)
 ``plan``           ``plan-api-version`` (PLAN-001)
-``access``         the access-control rules (RBAC-*, DENY-*) over :mod:`auditor.access`
+``access``         the access graph analyses (RBAC-010, -012, -013, DENY-003) over
+                   :mod:`auditor.access` (the other RBAC/DENY rules are predicates over
+                   the access rows of :mod:`auditor.access.views`)
 ``access_change``  the access change of a plan (ACC-001, -002, -003; ``gate --estate``)
 =================  =====================================================================
 """

@@ -3,7 +3,8 @@
 - :func:`parse_filter` text -> typed AST (:mod:`auditor.expr.filter.ast`), raising
   :class:`~auditor.expr.errors.FilterSyntaxError` (with line, column and a caret) on any problem;
 - :func:`print_filter` AST -> canonical text, with ``parse_filter(print_filter(ast)) == ast``;
-- :func:`compile_filter` text or AST -> ``record -> bool``, compiled once per canonical text;
+- :func:`compile_filter` text or AST -> ``record -> bool``, compiled once per canonical text (a rule
+  pack's ``@asOf`` and ``@settings/NAME`` are bound to their values first: :func:`bind_parameters`);
 - :func:`parse_endpoint_filter` the shapes each list endpoint accepts, as typed queries.
 
 The grammar is ``grammar/filter.lark``; ``lark`` is imported when the first filter is parsed.
@@ -26,6 +27,7 @@ from auditor.expr.filter.ast import (
     Expr,
     GuidLit,
     In,
+    InParam,
     IntLit,
     Lambda,
     LiteralNode,
@@ -33,7 +35,9 @@ from auditor.expr.filter.ast import (
     Not,
     NullLit,
     Or,
+    Param,
     StringLit,
+    parameters,
 )
 from auditor.expr.filter.parser import parse_cached as _parse_cached
 from auditor.expr.filter.printer import print_filter
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
     from auditor.expr.filter.compiler import (
         FilterCompileError,
         Predicate,
+        bind_parameters,
         compare_values,
         compile_filter,
     )
@@ -63,6 +68,7 @@ _LAZY = {
     "FilterCompileError": "compiler",
     "Predicate": "compiler",
     "compare_values": "compiler",
+    "bind_parameters": "compiler",
     "compile_filter": "compiler",
     "ACCEPTED_FORMS": "endpoints",
     "DenyAssignmentQuery": "endpoints",
@@ -112,6 +118,7 @@ __all__ = [
     "GuidLit",
     "HealthEventQuery",
     "In",
+    "InParam",
     "IntLit",
     "Lambda",
     "LiteralNode",
@@ -119,12 +126,15 @@ __all__ = [
     "Not",
     "NullLit",
     "Or",
+    "Param",
     "Predicate",
     "Reach",
     "RoleAssignmentQuery",
     "StringLit",
+    "bind_parameters",
     "compare_values",
     "compile_filter",
+    "parameters",
     "parse_endpoint_filter",
     "parse_filter",
     "print_filter",

@@ -19,7 +19,15 @@ from typing import Literal, TypeAlias
 CompareOp: TypeAlias = Literal["eq", "ne", "gt", "ge", "lt", "le"]
 LambdaOp: TypeAlias = Literal["any", "all"]
 FunctionName: TypeAlias = Literal[
-    "contains", "startswith", "endswith", "tolower", "toupper", "atScope", "assignedTo"
+    "contains",
+    "startswith",
+    "endswith",
+    "tolower",
+    "toupper",
+    "trim",
+    "length",
+    "atScope",
+    "assignedTo",
 ]
 
 COMPARE_OPS: tuple[CompareOp, ...] = ("eq", "ne", "gt", "ge", "lt", "le")
@@ -29,6 +37,8 @@ FUNCTIONS: dict[str, FunctionName] = {
     "endswith": "endswith",
     "tolower": "tolower",
     "toupper": "toupper",
+    "trim": "trim",
+    "length": "length",
     "atscope": "atScope",
     "assignedto": "assignedTo",
 }
@@ -40,13 +50,20 @@ ARITY: dict[FunctionName, int] = {
     "endswith": 2,
     "tolower": 1,
     "toupper": 1,
+    "trim": 1,
+    "length": 1,
     "atScope": 0,
     "assignedTo": 1,
 }
 BOOLEAN_FUNCTIONS: frozenset[str] = frozenset(
     {"contains", "startswith", "endswith", "atScope", "assignedTo"}
 )
-"""Functions whose result is a condition (the others, ``tolower``/``toupper``, give a string)."""
+"""Functions whose result is a condition (the others give a value: ``tolower``, ``toupper`` and
+``trim`` a string, ``length`` a number)."""
+
+PARAMETERS = ("asOf", "settings")
+"""What ``@NAME`` may name (rule packs only): ``@asOf``, the audit's clock, and ``@settings/NAME``,
+the rule's setting in force."""
 
 
 # --- literals -------------------------------------------------------------------------------------
@@ -133,6 +150,16 @@ class Lambda:
     pos: int = field(default=-1, compare=False, repr=False, kw_only=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Param:
+    """``@asOf`` or ``@settings/NAME``: a value the filter is given when it is compiled (rule packs
+    only; ``name`` is ``asOf`` or ``settings/NAME``). A filter holding one compiles only with the
+    values in force (see :func:`auditor.expr.filter.bind_parameters`)."""
+
+    name: str
+    pos: int = field(default=-1, compare=False, repr=False, kw_only=True)
+
+
 # --- operators ------------------------------------------------------------------------------------
 
 
@@ -150,6 +177,15 @@ class In:
 
     operand: Expr
     values: tuple[LiteralNode, ...]
+    pos: int = field(default=-1, compare=False, repr=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class InParam:
+    """``operand in @settings/NAME``: membership in a list setting (rule packs only)."""
+
+    operand: Expr
+    param: Param
     pos: int = field(default=-1, compare=False, repr=False, kw_only=True)
 
 
@@ -187,10 +223,12 @@ Expr: TypeAlias = (
     | GuidLit
     | DateTimeLit
     | Member
+    | Param
     | Call
     | Lambda
     | Compare
     | In
+    | InParam
     | Not
     | And
     | Or
@@ -229,11 +267,25 @@ def children(node: Expr) -> tuple[Expr, ...]:
         return (node.operand,)
     if isinstance(node, In):
         return (node.operand, *node.values)
+    if isinstance(node, InParam):
+        return (node.operand, node.param)
     if isinstance(node, Call):
         return node.args
     if isinstance(node, Lambda):
         return (node.collection,) if node.predicate is None else (node.collection, node.predicate)
     return ()
+
+
+def parameters(node: Expr) -> tuple[Param, ...]:
+    """The ``@`` parameters ``node`` reads, in source order."""
+    found: list[Param] = []
+    stack: list[Expr] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Param):
+            found.append(current)
+        stack.extend(reversed(children(current)))
+    return tuple(found)
 
 
 def depth_exceeds(node: Expr, limit: int) -> Expr | None:

@@ -28,8 +28,13 @@ Semantics (semantics section 3):
 - ``any(x: p)`` holds when ``p`` holds for some element, ``all(x: p)`` when for every element
   (vacuously for an empty or missing collection); ``any()`` when there is an element.  The elements
   are the values the collection's path reaches, arrays flattened; null elements are left out.
-- ``contains``/``startswith``/``endswith`` hold for strings only; ``tolower``/``toupper`` of a
-  non-string is null.
+- ``contains``/``startswith``/``endswith`` hold for strings only; ``tolower``/``toupper``/``trim``
+  of a non-string is null, and so is ``length`` (a string's length in characters).
+- ``@asOf`` and ``@settings/NAME`` (rule packs only) are values given when the filter is compiled
+  (``compile_filter(text, parameters=...)``, :func:`bind_parameters`): each becomes the literal of its
+  value (a date or date-time an aware date-time, a list a list of values for ``x in @settings/NAME``).
+  Compiling a filter that holds one without its values raises :class:`FilterCompileError`, so the
+  sandbox's ``$filter`` refuses them.
 - ``atScope()`` and ``assignedTo()`` are not conditions on a record; only the endpoint layer
   (:mod:`auditor.expr.filter.endpoints`) accepts them, and compiling them raises
   :class:`FilterCompileError`.
@@ -42,7 +47,7 @@ import operator
 import re
 import threading
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Any
@@ -60,6 +65,7 @@ from auditor.expr.filter.ast import (
     Expr,
     GuidLit,
     In,
+    InParam,
     IntLit,
     Lambda,
     LiteralNode,
@@ -67,7 +73,9 @@ from auditor.expr.filter.ast import (
     Not,
     NullLit,
     Or,
+    Param,
     StringLit,
+    children,
     depth_exceeds,
 )
 
@@ -412,6 +420,18 @@ def _tolower(value: Any) -> Any:
     return _case(value, False)
 
 
+def _trim(value: Any) -> Any:
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_trim(item) for item in _flatten(value)]
+    return value.strip() if isinstance(value, str) else None
+
+
+def _length(value: Any) -> Any:
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_length(item) for item in _flatten(value)]
+    return len(value) if isinstance(value, str) else None
+
+
 def _toupper(value: Any) -> Any:
     return _case(value, True)
 
@@ -433,6 +453,8 @@ _RUNTIME: dict[str, Any] = {
     "_strfn": _string_function,
     "_tolower": _tolower,
     "_toupper": _toupper,
+    "_trim": _trim,
+    "_length": _length,
 }
 _BUILTINS: dict[str, Any] = {
     "str": str,
@@ -533,6 +555,8 @@ class _Codegen:
             _refuse_endpoint_function(node)
             if node.name in _STRING_FUNCTIONS:
                 return self.leaf(node, scope)
+        if isinstance(node, Param | InParam):
+            _refuse_parameter(node)
         raise FilterCompileError(f"{_describe(node)} is not a condition")
 
     def leaf(self, node: Compare | In | Member | Lambda | Call, scope: tuple[str, ...]) -> str:
@@ -602,8 +626,10 @@ class _Codegen:
             return f"_walk({root}, {', '.join(self.path_consts(keys))})"
         if isinstance(node, Call):
             _refuse_endpoint_function(node)
-            if node.name in ("tolower", "toupper"):
+            if node.name in ("tolower", "toupper", "trim", "length"):
                 return f"_{node.name}({self.value(node.args[0], scope, compared=False)})"
+        if isinstance(node, Param | InParam):
+            _refuse_parameter(node)
         return self.condition(node, scope)
 
     # -- the fast leaf: one member against literals -------------------------------------------
@@ -758,6 +784,95 @@ def _refuse_endpoint_function(node: Call) -> None:
         )
 
 
+def _refuse_parameter(node: Param | InParam) -> None:
+    param = node if isinstance(node, Param) else node.param
+    raise FilterCompileError(
+        f"@{param.name} is a rule pack's parameter (the audit's clock or a rule's setting): only a "
+        "rule's predicate can read it",
+        pos=param.pos,
+    )
+
+
+# ================================================================================================
+# parameters: @asOf and @settings/NAME, bound to their values before compiling
+
+
+def _literal_of(value: Any, param: Param) -> LiteralNode:
+    """The literal node of a parameter's value."""
+    if value is None:
+        return NullLit(pos=param.pos)
+    if isinstance(value, bool):
+        return BoolLit(value, pos=param.pos)
+    if isinstance(value, int):
+        return IntLit(value, pos=param.pos)
+    if isinstance(value, float | Decimal):
+        number = Decimal(str(value)) if isinstance(value, float) else value
+        if not number.is_finite():
+            raise FilterCompileError(f"@{param.name} is not a finite number", pos=param.pos)
+        return DecimalLit(number, pos=param.pos)
+    if isinstance(value, str):
+        return StringLit(value, pos=param.pos)
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return DateTimeLit(moment, pos=param.pos)
+    if isinstance(value, date):
+        return DateTimeLit(datetime(value.year, value.month, value.day, tzinfo=UTC), pos=param.pos)
+    if isinstance(value, list | tuple | set | frozenset):
+        raise FilterCompileError(
+            f"@{param.name} is a list: use it as `x in @{param.name}`", pos=param.pos
+        )
+    raise FilterCompileError(
+        f"@{param.name} holds a {type(value).__name__}, which a filter cannot compare",
+        pos=param.pos,
+    )
+
+
+def _value_of(param: Param, parameters: Mapping[str, Any]) -> Any:
+    if param.name not in parameters:
+        raise FilterCompileError(f"@{param.name} has no value here", pos=param.pos)
+    return parameters[param.name]
+
+
+def bind_parameters(node: Expr, parameters: Mapping[str, Any]) -> Expr:
+    """``node`` with every ``@asOf`` and ``@settings/NAME`` replaced by the literal of its value in
+    ``parameters`` (keys ``asOf`` and ``settings/NAME``); ``x in @settings/NAME`` becomes
+    ``x in (v1, v2, ...)`` (``false`` for an empty list). Raises :class:`FilterCompileError` for a
+    parameter without a value or of the wrong shape (a list compared, a scalar after ``in``)."""
+    if isinstance(node, Param):
+        return _literal_of(_value_of(node, parameters), node)
+    if isinstance(node, InParam):
+        values = _value_of(node.param, parameters)
+        if not isinstance(values, list | tuple | set | frozenset):
+            raise FilterCompileError(
+                f"@{node.param.name} is not a list: 'in' needs a list setting", pos=node.param.pos
+            )
+        items = tuple(_literal_of(v, node.param) for v in values)
+        operand = bind_parameters(node.operand, parameters)
+        return In(operand, items, pos=node.pos) if items else BoolLit(False, pos=node.pos)
+    kids = children(node)
+    if not kids:
+        return node
+    bound = tuple(bind_parameters(kid, parameters) for kid in kids)
+    if bound == kids and all(a is b for a, b in zip(bound, kids, strict=True)):
+        return node
+    if isinstance(node, Compare):
+        return Compare(node.op, bound[0], bound[1], pos=node.pos)
+    if isinstance(node, And):
+        return And(bound, pos=node.pos)
+    if isinstance(node, Or):
+        return Or(bound, pos=node.pos)
+    if isinstance(node, Not):
+        return Not(bound[0], pos=node.pos)
+    if isinstance(node, In):
+        return In(bound[0], node.values, pos=node.pos)
+    if isinstance(node, Call):
+        return Call(node.name, bound, pos=node.pos)
+    if isinstance(node, Lambda):
+        predicate = bound[1] if len(bound) > 1 else None
+        return Lambda(node.collection, node.op, node.variable, predicate, pos=node.pos)
+    return node  # pragma: no cover - every node with children is listed above
+
+
 # ================================================================================================
 # optimisation: same answers, less work
 
@@ -908,18 +1023,32 @@ def _remember(cache: dict[str, Predicate], key: str, function: Predicate) -> Non
         cache[key] = function
 
 
-def compile_filter(filter: str | Expr) -> Predicate:
-    """A callable ``record -> bool`` for a filter text or AST, compiled once per canonical text."""
+def compile_filter(filter: str | Expr, parameters: Mapping[str, Any] | None = None) -> Predicate:
+    """A callable ``record -> bool`` for a filter text or AST, compiled once per canonical text.
+
+    ``parameters`` are the values of ``@asOf`` and ``@settings/NAME`` (rule packs: keys ``asOf``
+    and ``settings/NAME``); without them a filter that reads one is a :class:`FilterCompileError`.
+    """
     from auditor.expr.filter.parser import line_column, parse_cached
     from auditor.expr.filter.printer import print_filter
 
     if isinstance(filter, str):
-        cached = _BY_TEXT.get(filter)
+        cached = _BY_TEXT.get(filter) if parameters is None else None
         if cached is not None:
             return cached
         node = parse_cached(filter)
     else:
         node = filter
+    if parameters is not None:
+        try:
+            node = bind_parameters(node, parameters)
+        except FilterCompileError as exc:
+            if isinstance(filter, str) and exc.pos >= 0:
+                line, column = line_column(filter, exc.pos)
+                where = f"column {column}" if line == 1 else f"line {line}, column {column}"
+                raise FilterCompileError(exc.detail, pos=exc.pos, location=where) from None
+            raise
+        filter = node
     try:
         canonical = print_filter(node)
     except ValueError as exc:

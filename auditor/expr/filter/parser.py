@@ -36,6 +36,7 @@ from auditor.expr.filter.ast import (
     Expr,
     GuidLit,
     In,
+    InParam,
     IntLit,
     Lambda,
     LambdaOp,
@@ -44,6 +45,7 @@ from auditor.expr.filter.ast import (
     Not,
     NullLit,
     Or,
+    Param,
     StringLit,
     depth_exceeds,
     is_condition,
@@ -405,6 +407,12 @@ def _builder() -> Any:
         def in_(self, c: list[Any]) -> In:
             return In(c[0], tuple(c[2]), pos=_keyword_pos(c[1]))
 
+        def in_param(self, c: list[Any]) -> InParam:
+            return InParam(c[0], _param(c[2]), pos=_keyword_pos(c[1]))
+
+        def param(self, c: list[Any]) -> Param:
+            return _param(c[0])
+
         def string(self, c: list[Any]) -> StringLit:
             return _string(c[0])
 
@@ -466,6 +474,17 @@ def _builder() -> Any:
             )
 
     return _Builder()
+
+
+def _param(token: Any) -> Param:
+    """``@asOf`` or ``@settings/NAME`` (rule packs' values, ast.PARAMETERS)."""
+    name = str(token)[1:]
+    head, _, rest = name.partition("/")
+    if (head == "asOf" and not rest) or (head == "settings" and rest and "/" not in rest):
+        return Param(name, pos=token.start_pos)
+    raise _Semantic(
+        f"unknown parameter @{name}", token.start_pos, ["@asOf", "@settings/NAME (rule packs only)"]
+    )
 
 
 def _collection(token: Any, segments: list[str]) -> Member:

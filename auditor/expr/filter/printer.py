@@ -22,12 +22,14 @@ from auditor.expr.filter.ast import (
     Expr,
     GuidLit,
     In,
+    InParam,
     IntLit,
     Lambda,
     Member,
     Not,
     NullLit,
     Or,
+    Param,
     StringLit,
 )
 from auditor.expr.filter.parser import MAX_NUMBER_LENGTH
@@ -61,7 +63,7 @@ def _level(node: Expr) -> int:
         return _COMPARE
     if isinstance(node, Not):
         return _NOT
-    if isinstance(node, In):
+    if isinstance(node, In | InParam):
         return _IN
     return _PRIMARY
 
@@ -87,6 +89,13 @@ def _text(node: Expr) -> str:
             raise ValueError("'in' needs at least one value")
         values = ", ".join(_text(value) for value in node.values)
         return f"{_print(node.operand, _PRIMARY)} in ({values})"
+    if isinstance(node, InParam):
+        return f"{_print(node.operand, _PRIMARY)} in {_text(node.param)}"
+    if isinstance(node, Param):
+        head, _, rest = node.name.partition("/")
+        if not ((head == "asOf" and not rest) or (head == "settings" and rest)):
+            raise ValueError(f"unknown parameter @{node.name}")
+        return "@" + _path((head, *rest.split("/"))) if rest else "@asOf"
     if isinstance(node, Member):
         return _path(node.path)
     if isinstance(node, Call):

@@ -1,0 +1,470 @@
+"""The access engine's records as plain rows, for rules stated as data (rule packs' predicates).
+
+One row per role assignment, role definition, deny assignment and subscription, each a JSON-like
+``dict`` a filter reads (its ``type`` names the kind: ``Cloud.Authorization/roleAssignments``...).
+The access engine decides what the rows say (groups, the role catalogue, scopes, owners); the rows
+only publish it. An input the snapshot does not hold gives ``null`` (``principal/inDirectory`` when
+the directory lists nobody), never a value that reads as compliant.
+
+A million role assignments make a million rows, so role assignment rows are published in
+**facets**: each field belongs to one facet (the principal, the role, the scope's level, the
+condition, or the assignment itself), and :meth:`AssignmentRows.column` gives every assignment's key
+for a facet and :meth:`AssignmentRows.key_column` every assignment's key for one member path (its
+value when a scalar). A predicate is then evaluated once per distinct key of what it reads (the
+principal's type, the role, the scope's level: a handful of combinations), not once per assignment
+(:meth:`AssignmentRows.fields_row`); :meth:`AssignmentRows.row` is the whole row of one assignment
+(for a failing finding's message and evidence).
+
+Fields of a role assignment row, by facet:
+
+- ``assignment``: ``id``, ``name``, ``scope``, ``roleDefinitionId``, ``condition``;
+- ``principal``: ``principalId``, ``principalType`` (the directory's type, else the assignment's,
+  else ``User``), ``principalName`` (its display name, else its id), ``principal`` {``inDirectory`` (null when the directory lists nobody),
+  ``enabled`` (``accountEnabled``), ``guest`` (``userType`` is ``Guest``), ``userType``,
+  ``displayName``}, ``guests`` (the guests who hold the assignment through this principal: itself,
+  or a member of its groups, transitively; each ``{id, displayName, via}``), ``guestNames`` and
+  ``membershipDepth`` (groups between the farthest such guest and the principal);
+- ``role``: ``roleGuid``, ``roleName``, ``privilegedRole`` (Owner, Contributor, User Access
+  Administrator, Role Based Access Control Administrator), ``builtInRole``;
+- ``scopeLevel``: ``scopeLevel`` (``root``, ``managementGroup``, ``subscription``,
+  ``resourceGroup``, ``resource``);
+- ``condition``: ``conditionPresent``, ``conditionVersion``, ``conditionValid``,
+  ``conditionProblems``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from auditor.access.analysis import PRIVILEGED_ROLES
+from auditor.access.globs import matches
+from auditor.access.scopes import ScopeTree, scope_key
+from auditor.estate.roles import role_guid
+
+if TYPE_CHECKING:
+    from auditor.access.engine import AccessEngine
+    from auditor.estate.snapshot import Snapshot
+
+ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
+ROLE_DEFINITIONS = "Cloud.Authorization/roleDefinitions"
+DENY_ASSIGNMENTS = "Cloud.Authorization/denyAssignments"
+SUBSCRIPTIONS = "Cloud.Resources/subscriptions"
+
+AUTHORIZATION_WRITES = (
+    "Cloud.Authorization/roleAssignments/write",
+    "Cloud.Authorization/roleDefinitions/write",
+)
+MAX_LISTED = 20
+"""Ids a subscription row lists (owners, direct user assignments); the counts are exact."""
+
+ASSIGNMENT_FACETS: dict[str, str] = {
+    "type": "type",
+    "id": "assignment",
+    "name": "assignment",
+    "scope": "assignment",
+    "roledefinitionid": "assignment",
+    "condition": "assignment",
+    "principalid": "principal",
+    "principaltype": "principal",
+    "principalname": "principal",
+    "principal": "principal",
+    "guests": "principal",
+    "guestnames": "principal",
+    "membershipdepth": "principal",
+    "roleguid": "role",
+    "rolename": "role",
+    "privilegedrole": "role",
+    "builtinrole": "role",
+    "scopelevel": "scopeLevel",
+    "conditionpresent": "condition",
+    "conditionversion": "condition",
+    "conditionvalid": "condition",
+    "conditionproblems": "condition",
+}
+"""The facet of each role assignment field (case-folded name)."""
+FACETS = ("type", "assignment", "principal", "role", "scopeLevel", "condition")
+
+
+@functools.lru_cache(maxsize=8192)
+def condition_problems(condition: str | None, version: str | None) -> tuple[str, ...]:
+    """What is wrong with a condition and its version (seed 8), cached: an estate repeats the same
+    few condition texts."""
+    from auditor.expr.condition import validate_condition
+
+    return tuple(validate_condition(condition, version))
+
+
+def _condition_fields(pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, Any]:
+    """The condition fields of a record holding these (condition, version) pairs."""
+    present = False
+    versions: list[str] = []
+    problems: list[str] = []
+    for condition, version in pairs:
+        if condition is None and version is None:
+            continue
+        present = present or condition is not None
+        if version is not None and version not in versions:
+            versions.append(version)
+        problems.extend(p for p in condition_problems(condition, version) if p not in problems)
+    judged = present or bool(versions)
+    return {
+        "conditionPresent": present,
+        "conditionVersion": ", ".join(versions) if versions else None,
+        "conditionValid": (not problems) if judged else None,
+        "conditionProblems": problems,
+    }
+
+
+_NO_CONDITION_KEY = (None, None)
+_SCALARS = (str, int, float, type(None))
+
+
+def _value_at(doc: Any, parts: Sequence[str]) -> Any:
+    """The value at case-folded ``parts`` in ``doc`` (names matched case-insensitively)."""
+    for part in parts:
+        if not isinstance(doc, dict):
+            return doc if isinstance(doc, list) else None
+        found = doc.get(part)
+        if found is None:
+            found = next((v for k, v in doc.items() if k.casefold() == part), None)
+        doc = found
+    return doc
+
+
+@dataclass
+class AssignmentRows:
+    """The role assignment rows of one access engine, by facet (see the module docstring)."""
+
+    engine: AccessEngine
+    directory_listed: bool
+    """Whether the snapshot's directory lists anyone (else ``principal/inDirectory`` is null)."""
+    _columns: dict[str, list[Any]] = field(default_factory=dict)
+    _facets: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
+    _guests: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
+    _paths: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.engine.indexes.assignments)
+
+    @property
+    def _ix(self) -> Any:
+        return self.engine.indexes
+
+    # -- keys
+
+    def column(self, facet: str) -> Sequence[Any]:
+        """Every assignment's key for ``facet``, in assignment order (made once)."""
+        found = self._columns.get(facet)
+        if found is None:
+            found = self._columns[facet] = self._make_column(facet)
+        return found
+
+    def _make_column(self, facet: str) -> list[Any]:
+        entries = self._ix.assignments
+        if facet == "role":
+            return [e.role for e in entries]
+        if facet == "scopeLevel":
+            kind = functools.lru_cache(maxsize=None)(ScopeTree.kind)
+            return [kind(e.scope) for e in entries]
+        if facet == "principal":
+            typed = {k for k, r in self._ix.directory.entries() if r.type}
+            return [
+                e.principal
+                if e.principal in typed
+                else (e.principal, e.record.properties.principalType)
+                for e in entries
+            ]
+        if facet == "condition":
+            out: list[Any] = []
+            for e in entries:
+                p = e.record.properties
+                c, v = p.condition, p.conditionVersion
+                out.append(_NO_CONDITION_KEY if c is None and v is None else (c, v))
+            return out
+        raise KeyError(facet)
+
+    # -- rows
+
+    def key_column(self, path: str) -> Sequence[Any] | None:
+        """Every assignment's key for the value at member ``path`` (``principal/enabled``): the
+        value itself when it is a scalar (so assignments agreeing on it share a key), else the key
+        of the field's facet; ``()`` when every assignment has the same (``type``, or a field role
+        assignments do not have); None for the assignment's own fields (every row differs). Made
+        once per path."""
+        folded = path.casefold()
+        found: Sequence[Any] | None = self._paths.get(folded)
+        if found is not None:
+            return found
+        parts = [p for p in folded.split("/") if p]
+        facet = ASSIGNMENT_FACETS.get(parts[0]) if parts else None
+        if facet is None or facet == "type":
+            return ()  # the same for every assignment
+        if facet == "assignment":
+            return None
+        keys = self.column(facet)
+        values: dict[Any, Any] = {}
+        for key in set(keys):
+            value = _value_at(self._facet(facet, key, -1), parts)
+            if not isinstance(value, _SCALARS):
+                found = keys
+                break
+            values[key] = value
+        else:
+            same = all(k is v or k == v for k, v in values.items())
+            found = keys if same else list(map(values.__getitem__, keys))
+        self._paths[folded] = found
+        return found
+
+    def fields_row(self, names: Iterable[str], index: int) -> dict[str, Any]:
+        """The fields ``names`` (top-level, any case) of assignment ``index``."""
+        row: dict[str, Any] = {"type": ROLE_ASSIGNMENTS}
+        facets = dict.fromkeys(ASSIGNMENT_FACETS.get(n.casefold(), "type") for n in names)
+        for facet in facets:
+            if facet == "assignment":
+                row.update(self._assignment(index))
+            elif facet != "type":
+                row.update(self._facet(facet, self.column(facet)[index], index))
+        return row
+
+    def row(self, index: int) -> dict[str, Any]:
+        """The whole row of assignment ``index``."""
+        row: dict[str, Any] = {"type": ROLE_ASSIGNMENTS, **self._assignment(index)}
+        for facet in FACETS[2:]:
+            row.update(self._facet(facet, self.column(facet)[index], index))
+        return row
+
+    def _facet(self, facet: str, key: Any, index: int) -> dict[str, Any]:
+        if facet == "assignment":
+            return self._assignment(index)
+        if facet == "type":
+            return {}
+        cache = self._facets.setdefault(facet, {})
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._make_facet(facet, key)
+        return found
+
+    def _assignment(self, index: int) -> dict[str, Any]:
+        record = self._ix.assignments[index].record
+        p = record.properties
+        return {
+            "id": record.id or f"roleAssignments[{index}]",
+            "name": record.name or record.id,
+            "scope": p.scope or "/",
+            "roleDefinitionId": p.roleDefinitionId,
+            "condition": p.condition,
+        }
+
+    def _make_facet(self, facet: str, key: Any) -> dict[str, Any]:
+        """The fields of ``facet`` for its key (see :meth:`_make_column`)."""
+        if facet == "role":
+            return {
+                "roleGuid": key,
+                "roleName": self._ix.catalogue.name(key),
+                "privilegedRole": key in PRIVILEGED_ROLES,
+                "builtInRole": self._built_in(key),
+            }
+        if facet == "scopeLevel":
+            return {"scopeLevel": key}
+        if facet == "condition":
+            return _condition_fields([key])
+        if isinstance(key, tuple):  # a principal the directory gives no type: the assignment's
+            return self._principal(key[0], key[1])
+        return self._principal(key, None)
+
+    def _built_in(self, role: str) -> bool | None:
+        found = self._ix.catalogue.role(role)
+        return None if found is None else (found.type or "").lower() == "builtinrole"
+
+    def _principal(self, key: str, given_type: str | None) -> dict[str, Any]:
+        directory = self._ix.directory
+        record = directory.entry(key)
+        typed = record is not None and record.type
+        kind = str(record.type) if typed and record is not None else given_type or "User"
+        guests = self._guests_of().get(key, [])
+        user_type = record.userType if record is not None else None
+        return {
+            "principalId": directory.display(key),
+            "principalType": kind,
+            "principalName": directory.name(key),
+            "principal": {
+                "inDirectory": (record is not None) if self.directory_listed else None,
+                "enabled": record.accountEnabled if record is not None else None,
+                "guest": (user_type or "").lower() == "guest" if record is not None else None,
+                "userType": user_type,
+                "displayName": directory.name(key),
+            },
+            "guests": [
+                {"id": directory.display(g), "displayName": directory.name(g), "via": list(via)}
+                for g, via in guests
+            ],
+            "guestNames": [_guest_name(directory, g, via) for g, via in guests],
+            "membershipDepth": max((len(via) - 1 for _, via in guests), default=None),
+        }
+
+    def _guests_of(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """Principal key -> the guests holding its assignments: ``(guest key, membership path of
+        display ids guest -> ... -> principal)`` (RBAC-003's nested groups)."""
+        if self._guests is None:
+            directory = self._ix.directory
+            found: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
+            for key, record in sorted(directory.entries()):
+                if (record.userType or "").lower() != "guest":
+                    continue
+                for identity in sorted(directory.identities(key)):
+                    path = tuple(directory.display(k) for k in directory.group_path(key, identity))
+                    found[identity].append((key, path))
+            self._guests = dict(found)
+        return self._guests
+
+
+def _guest_name(directory: Any, guest: str, via: tuple[str, ...]) -> str:
+    name = directory.name(guest)
+    groups = [directory.name(v.lower()) for v in via[1:]]
+    return f"{name} (through {' → '.join(groups)})" if groups else name
+
+
+# ---------------------------------------------------------------------------- the small kinds
+
+
+def role_definition_rows(engine: AccessEngine, snapshot: Snapshot) -> list[dict[str, Any]]:
+    """One row per role definition of the snapshot: ``id``, ``name``, ``roleName``, ``roleType``,
+    ``custom``, ``actionsWildcard`` (``*`` in ``actions``), ``canWriteAuthorization`` with
+    ``authorizationWrites`` and ``authorizationWritePatterns`` (what its actions minus notActions
+    grant of role assignment and role definition writes), ``dataActions``, ``hasDataActions``,
+    ``assignableScopes``, ``managementGroupScopes`` and ``assignableAtManagementGroup`` (``/``
+    counts: it is above every management group), and the condition fields of its permissions."""
+    catalogue = engine.indexes.catalogue
+    rows: list[dict[str, Any]] = []
+    for index, definition in enumerate(snapshot.roleDefinitions):
+        p = definition.properties
+        entry = catalogue.role(role_guid(definition.id or definition.name or ""))
+        writes: list[str] = []
+        patterns: list[str] = []
+        for perm in entry.permissions if entry is not None else ():
+            for op in AUTHORIZATION_WRITES:
+                if perm.matches(op.lower(), False):
+                    if op not in writes:
+                        writes.append(op)
+                    patterns.extend(a for a in perm.actions if matches(a, op) and a not in patterns)
+        mg_scopes = [
+            s
+            for s in p.assignableScopes
+            if ScopeTree.kind(scope_key(s)) in ("managementGroup", "root")
+        ]
+        data_actions = [a for perm in p.permissions for a in perm.dataActions]
+        rid = definition.id or definition.name or f"roleDefinitions[{index}]"
+        rows.append(
+            {
+                "type": ROLE_DEFINITIONS,
+                "id": rid,
+                "name": p.roleName or definition.name or rid,
+                "roleName": p.roleName or definition.name or rid,
+                "roleType": p.type,
+                "custom": (p.type or "").lower() == "customrole",
+                "actionsWildcard": any(
+                    "*" in [a.strip() for a in perm.actions] for perm in p.permissions
+                ),
+                "canWriteAuthorization": bool(writes),
+                "authorizationWrites": writes,
+                "authorizationWritePatterns": patterns,
+                "dataActions": data_actions,
+                "hasDataActions": bool(data_actions),
+                "assignableScopes": list(p.assignableScopes),
+                "managementGroupScopes": mg_scopes,
+                "assignableAtManagementGroup": bool(mg_scopes),
+                **_condition_fields(
+                    (perm.condition, perm.conditionVersion) for perm in p.permissions
+                ),
+            }
+        )
+    return rows
+
+
+def deny_assignment_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """One row per deny assignment: ``id``, ``name``, ``denyName``, ``scope``,
+    ``isSystemProtected``, ``doNotApplyToChildScopes``, ``principals`` and ``excludePrincipals``
+    (ids), ``namedAndExcluded`` (ids both name: the exclusion wins), and the condition fields of the
+    deny and its permissions."""
+    rows: list[dict[str, Any]] = []
+    for index, da in enumerate(snapshot.denyAssignments):
+        p = da.properties
+        named = {(x.id or "").lower() for x in p.principals if x.id}
+        rid = da.id or f"denyAssignments[{index}]"
+        pairs = [(p.condition, p.conditionVersion)]
+        pairs += [(perm.condition, perm.conditionVersion) for perm in p.permissions]
+        rows.append(
+            {
+                "type": DENY_ASSIGNMENTS,
+                "id": rid,
+                "name": p.denyAssignmentName or da.name or da.id,
+                "denyName": p.denyAssignmentName or da.name or da.id,
+                "scope": p.scope,
+                "isSystemProtected": p.isSystemProtected,
+                "doNotApplyToChildScopes": bool(p.doNotApplyToChildScopes),
+                "principals": [x.id for x in p.principals if x.id],
+                "excludePrincipals": [x.id for x in p.excludePrincipals if x.id],
+                "namedAndExcluded": [
+                    x.id for x in p.excludePrincipals if x.id and x.id.lower() in named
+                ],
+                **_condition_fields(pairs),
+            }
+        )
+    return rows
+
+
+def subscription_rows(engine: AccessEngine) -> list[dict[str, Any]]:
+    """One row per subscription the estate knows (its hierarchy and every scope seen):
+    ``id``, ``name``, ``ownerCount`` (distinct principals holding Owner at the subscription or
+    above, a group counting as one), ``owners`` (the first ids), ``directUserAssignments``
+    (role assignments to users at the subscription or below) and ``directUserAssignmentIds``."""
+    ix = engine.indexes
+    types = {k: str(r.type).lower() for k, r in ix.directory.entries() if r.type}
+    direct: dict[str, list[str]] = defaultdict(list)
+    sub_of: dict[str, str | None] = {}
+    subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
+    for entry in ix.assignments:
+        sub = sub_of.get(entry.scope, "")
+        if sub == "":
+            sub = sub_of[entry.scope] = subscription_of(entry.scope)
+        if sub is None:
+            continue
+        kind = types.get(entry.principal)
+        if kind is None:
+            kind = (entry.record.properties.principalType or "User").lower()
+        if kind == "user":
+            direct[ix.scopes.display(sub)].append(entry.id)
+    rows: list[dict[str, Any]] = []
+    for subs in engine.subscription_owners():
+        ids = direct.get(subs.subscription, [])
+        rows.append(
+            {
+                "type": SUBSCRIPTIONS,
+                "id": subs.subscription,
+                "name": subs.subscription,
+                "ownerCount": subs.count,
+                "owners": [o.principalId for o in subs.owners][:MAX_LISTED],
+                "directUserAssignments": len(ids),
+                "directUserAssignmentIds": ids[:MAX_LISTED],
+            }
+        )
+    return rows
+
+
+__all__ = [
+    "ASSIGNMENT_FACETS",
+    "AUTHORIZATION_WRITES",
+    "DENY_ASSIGNMENTS",
+    "ROLE_ASSIGNMENTS",
+    "ROLE_DEFINITIONS",
+    "SUBSCRIPTIONS",
+    "AssignmentRows",
+    "condition_problems",
+    "deny_assignment_rows",
+    "role_definition_rows",
+    "subscription_rows",
+]
