@@ -12,7 +12,6 @@ printer and the compiler never recurse too deep.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -183,32 +182,14 @@ def build_parser(
 
 
 def cache_path() -> str | None:
-    """Where the built parser is cached: ``$AUDITOR_CACHE_DIR`` (empty: no cache), else
-    ``$XDG_CACHE_HOME/auditor`` or ``~/.cache/auditor``.
+    """Where the built parser is cached: the user's own cache folder
+    (:func:`auditor._resources.user_cache_dir`; ``AUDITOR_CACHE_DIR`` set but empty: no cache).
+    Lark's cache is a pickle, which must never come from a shared place such as the system's
+    temporary folder."""
+    from auditor._resources import user_cache_dir
 
-    The folder is created private (0700) and used only if it belongs to this user and nobody else
-    can write to it: lark's cache is a pickle, which must never come from a shared place such as the
-    system's temporary folder.
-    """
-    configured = os.environ.get("AUDITOR_CACHE_DIR")
-    if configured is not None and not configured.strip():
-        return None
-    if configured:
-        folder = configured
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        folder = os.path.join(base, "auditor")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        status = os.stat(folder)
-        getuid = getattr(os, "getuid", None)
-        if getuid is not None and (status.st_uid != getuid() or status.st_mode & 0o022):
-            return None
-        if not os.access(folder, os.W_OK):
-            return None
-    except OSError:
-        return None
-    return os.path.join(folder, "filter-grammar.lark-cache")
+    folder = user_cache_dir()
+    return str(folder / "filter-grammar.lark-cache") if folder is not None else None
 
 
 # ------------------------------------------------------------------------------------------------
