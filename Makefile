@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install test lint typecheck pytest demo bench fuzz clean
+.PHONY: install test lint typecheck rules pytest demo bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@./.ci/ensure-venv "$(PYTHON)" "$(VENV)"
@@ -21,6 +21,12 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The shipped rule packs: every pack well formed, every rule's examples giving their status.
+rules: install
+	$(BIN)/auditor rules lint
+	@$(BIN)/auditor rules test > $(VENV)/rules-test.txt || { cat $(VENV)/rules-test.txt; exit 1; }
+	@tail -n 1 $(VENV)/rules-test.txt
+
 # System packages the tests need: Debian's chromium (the HTML report is opened in a real headless
 # browser) and the pango libraries WeasyPrint renders PDFs with.
 SYSTEM_STAMP := $(VENV)/.system-deps-stamp
@@ -31,7 +37,7 @@ $(SYSTEM_STAMP):
 pytest: install $(SYSTEM_STAMP)
 	$(BIN)/pytest -n 2 -p no:cacheprovider
 
-test: lint typecheck pytest
+test: lint typecheck rules pytest
 
 demo: install
 	$(BIN)/auditor demo
