@@ -1,9 +1,9 @@
 """The sample estate and the sample plans yield exactly the expected rule outcomes.
 
 ``tests/data/audit/sample-golden.json`` holds every (ruleId, status, resourceId) row of the audit of
-:data:`auditor.estate.sample.EXPECTED_AUDIT` (plan requests named ``<plan>#requests[i]``). It was
+:data:`tests.sample_outcomes.EXPECTED_AUDIT` (plan requests named ``<plan>#requests[i]``). It was
 generated once with ``python -m tests.test_audit_golden --write`` and reviewed by hand against
-``EXPECTED_RULE_OUTCOMES``; the test pins both.
+``EXPECTED_RULE_OUTCOMES`` (``tests/sample_outcomes.py``); the test pins both.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from pathlib import Path
 
 from auditor.audit.runner import AuditOptions, audit_snapshot, gate_plan
 from auditor.estate.plan import loads_plan
-from auditor.estate.sample import (
+from auditor.estate.sample import sample_plans, sample_snapshot
+from tests.sample_outcomes import (
     EXPECTED_AUDIT,
     EXPECTED_OTHER_RUNS,
     EXPECTED_PLAN_API_VERSION_FINDINGS,
     EXPECTED_RULE_OUTCOMES,
     EXPECTED_SHADOW_ADMINS,
-    sample_plans,
-    sample_snapshot,
 )
 
 GOLDEN = Path(__file__).parent / "data" / "audit" / "sample-golden.json"

@@ -377,7 +377,10 @@ def cli_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def test_the_cache_is_off_unless_asked_for(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, estate: Path, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    estate: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     directory = tmp_path / "cli-cache"
     monkeypatch.setattr(cache_cli, "MIN_BYTES", 0)

@@ -18,6 +18,13 @@ _LAZY = {
     "rule_catalogue_json": "auditor.audit.runner",
     "shipped_catalogue": "auditor.audit.packs",
     "load_catalogue": "auditor.audit.packs",
+    "catalogue_with": "auditor.audit.packs",
+    "run_examples": "auditor.audit.examples",
+    "lint_packs": "auditor.audit.lint",
+    "load_frameworks": "auditor.audit.frameworks",
+    "shipped_frameworks": "auditor.audit.frameworks",
+    "control_view": "auditor.audit.frameworks",
+    "catalogue_version": "auditor.audit.ruleset",
 }
 
 __all__ = sorted(_LAZY)

@@ -27,7 +27,9 @@ from auditor.audit.coverage import ESTATE_RESOURCE, EstateCoverage, Gap, plan_in
 from auditor.audit.findings import (
     DeferredFingerprint,
     Finding,
+    Findings,
     IncompleteRule,
+    PassBlock,
     RuleInfo,
     RunsOn,
     Severity,
@@ -36,15 +38,17 @@ from auditor.audit.findings import (
     fingerprint,
 )
 from auditor.audit.limits import MAX_CHARS, bound_evidence, bound_text
-from auditor.audit.packs import Rule, render_template, template_fields
+from auditor.audit.packs import Rule, bind_rule, render_template, template_fields
 from auditor.audit.resources import (
     RESOURCE_KINDS,
+    VIEW_TYPES,
     Resource,
     ResourceKind,
     get_path,
     has_path,
     plan_resources,
     snapshot_resources,
+    view_outcomes,
 )
 from auditor.audit.unknowns import CHECK_READS, request_unknowns, unknown_outcome, unresolved
 from auditor.estate.plan import Plan
@@ -53,13 +57,6 @@ from auditor.model.secrets import MASK
 
 _EMPTY: dict[str, Any] = {}
 
-_FIELDS = tuple(f.name for f in dataclasses.fields(Finding))
-if Finding.__slots__ != _FIELDS or len(_FIELDS) != 14:  # pragma: no cover
-    raise RuntimeError("Finding's fields changed: update Engine._passes")
-_SETTERS: tuple[Callable[[Finding, Any], None], ...] = tuple(
-    getattr(Finding.__dict__[name], "slot", Finding.__dict__[name]).__set__ for name in _FIELDS
-)
-"""The slot setters of :class:`Finding`, in field order, for building pass findings in bulk."""
 _DEFERRED = {kind: DeferredFingerprint(kind) for kind in ("plan", "estate")}
 
 FREEZE_AFTER = 200_000
@@ -100,11 +97,23 @@ def rule_texts(info: RuleInfo, settings: Mapping[str, Any]) -> RuleInfo:
     return dataclasses.replace(info, title=filled[0], description=filled[1], remediation=filled[2])
 
 
+class _Pass:
+    """A pass of a per-resource rule, made into its finding only when read (see
+    :meth:`Engine._rule_parts`)."""
+
+    __slots__ = ("resource",)
+
+    def __init__(self, resource: Resource) -> None:
+        self.resource = resource
+
+
 @dataclass
 class Evaluation:
     """What one evaluation produced."""
 
-    findings: list[Finding]
+    findings: Findings
+    """The failing, unknown and other judged findings as objects, the passes in compact
+    blocks (:class:`~auditor.audit.findings.Findings`)."""
     context: CheckContext
     rules_run: list[Rule] = field(default_factory=list)
     """The rules evaluated (the last one only in part when :attr:`partial` names it)."""
@@ -264,9 +273,10 @@ class Engine:
         findings, and by a watchdog): the findings so far are kept and :attr:`Evaluation.stopped`
         says why."""
         global _frozen
-        rules = [r for r in rules if self.applicable(r)]
+        settings, as_of = self.context.settings, self.context.as_of
+        rules = [bind_rule(r, settings, as_of) for r in rules if self.applicable(r)]
         self._prepare_messages(rules)
-        findings: list[Finding] = []
+        findings = Findings([])
         ran: list[Rule] = []
         self.incomplete_rules = []
         evaluation = Evaluation(
@@ -279,10 +289,12 @@ class Engine:
         gc.disable()
         try:
             if budget is None or not budget.limited:
+                add = findings.append
                 for rule in rules:
                     ran.append(rule)
                     started = time.perf_counter()
-                    findings.extend(self.run_rule(rule))
+                    for part in self._rule_parts(rule):
+                        add(part)
                     if timings is not None:
                         timings[rule.id] = time.perf_counter() - started
             else:
@@ -296,8 +308,17 @@ class Engine:
                     gc.freeze()
                     _frozen = True
                 gc.enable()
-        if self.context.secrets:
-            evaluation.findings = [scrub(f, self.context.secrets) for f in findings]
+        secrets = self.context.secrets
+        if secrets:
+
+            def clean(f: Finding) -> Finding:
+                return scrub(f, secrets)
+
+            evaluation.findings = Findings(
+                [scrub(f, secrets) for f in findings.listed],
+                [b.map(clean) for b in findings.blocks],
+                findings.positions,
+            )
         return evaluation
 
     def _run_within(
@@ -308,7 +329,8 @@ class Engine:
         timings: dict[str, float] | None,
     ) -> None:
         """The rules of :meth:`run` within ``budget``: stops where it stands when exhausted."""
-        findings, ran = evaluation.findings, evaluation.rules_run
+        add = evaluation.findings.append
+        ran = evaluation.rules_run
         done = 0
         try:
             with budget.watchdog():
@@ -317,10 +339,13 @@ class Engine:
                         break
                     ran.append(rule)
                     started = time.perf_counter()
-                    for n, finding in enumerate(self.run_rule(rule), 1):
-                        findings.append(finding)
-                        if n % CHECK_EVERY == 0 and budget.over():
+                    n = 0
+                    for part in self._rule_parts(rule):
+                        add(part)
+                        size = len(part) if type(part) is PassBlock else 1
+                        if (n + size) // CHECK_EVERY > n // CHECK_EVERY and budget.over():
                             raise BudgetExceeded(budget.exceeded or "over budget")
+                        n += size
                     done += 1
                     if timings is not None:
                         timings[rule.id] = time.perf_counter() - started
@@ -372,13 +397,66 @@ class Engine:
         return self._finding(rule, outcome, None), gap.skip
 
     def run_rule(self, rule: Rule) -> Iterator[Finding]:
-        """Every finding of one rule."""
+        """Every finding of one rule (passes made one by one: :meth:`_rule_parts` keeps them
+        compact)."""
+        for part in self._rule_parts(rule):
+            if type(part) is PassBlock:
+                yield from part
+            else:
+                yield part  # type: ignore[misc]
+
+    def _rule_parts(self, rule: Rule) -> Iterator[Finding | PassBlock]:
+        """The findings of one rule: those that are not passes as objects, the passes in
+        :class:`~auditor.audit.findings.PassBlock` values (consecutive passes in one block, in
+        evaluation order)."""
+        pending: list[Any] = []  # pass findings, or _Pass of a predicate rule
+        for part in self._outcomes(rule):
+            kind = type(part)
+            if kind is _Pass or (kind is Finding and part.status == "pass"):  # type: ignore[union-attr]
+                pending.append(part)
+                continue
+            if pending:
+                yield self._block(rule, pending)
+                pending = []
+            yield part  # type: ignore[misc]
+        if pending:
+            yield self._block(rule, pending)
+
+    def _block(self, rule: Rule, pending: list[Any]) -> PassBlock:
+        """The passes of ``pending`` as one block: a predicate rule's are made when read."""
+        types: dict[str, int] = {}
+        if type(pending[0]) is _Pass and all(type(p) is _Pass for p in pending):
+            resources = [p.resource for p in pending]
+            for r in resources:
+                types[r.resource_type] = types.get(r.resource_type, 0) + 1
+
+            def make(resource: Resource) -> Finding:
+                outcome = Outcome(True, _predicate_evidence(rule, resource))
+                return self._finding(rule, outcome, resource)
+
+            return PassBlock(rule.id, resources, make, types=types)
+        made = [self._finding(rule, Outcome(True, _predicate_evidence(rule, p.resource)), p.resource)
+                if type(p) is _Pass else p for p in pending]  # fmt: skip
+        for f in made:
+            types[f.resourceType] = types.get(f.resourceType, 0) + 1
+        return PassBlock(rule.id, made, types=types)
+
+    def _outcomes(self, rule: Rule) -> Iterator[Finding | PassBlock | _Pass]:
+        """The findings of one rule, a predicate rule's passes as :class:`_Pass` and bulk passes
+        as blocks."""
         if rule.requires:
             gap, skip = self._gap(rule)
             if gap is not None:
                 yield gap
             if skip:
                 return
+        if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
+            for outcome in view_outcomes(rule, self.context):  # access rows (resources.py)
+                if isinstance(outcome, PassMany):
+                    yield self._passes(rule, outcome)
+                else:
+                    yield self._finding(rule, outcome, outcome.resource)
+            return
         if rule.predicate is not None:
             predicate = rule.predicate
             for res in self._resources_of(rule):
@@ -388,9 +466,11 @@ class Engine:
                     if hits:
                         yield self._finding(rule, unknown_outcome(hits), res)
                         continue
-                ok = bool(predicate(res.doc))
+                if predicate(res.doc):
+                    yield _Pass(res)  # made into its finding only when read
+                    continue
                 evidence = _predicate_evidence(rule, res)
-                yield self._finding(rule, Outcome(ok, evidence), res)
+                yield self._finding(rule, Outcome(False, evidence), res)
             return
         assert rule.check is not None
         spec = CHECKS[rule.check]
@@ -404,75 +484,61 @@ class Engine:
                         continue
                 for outcome in spec.fn(res, self.context):
                     if isinstance(outcome, PassMany):
-                        yield from self._passes(rule, outcome)
+                        yield self._passes(rule, outcome)
                     else:
                         yield self._finding(rule, outcome, outcome.resource or res)
         else:
             for outcome in spec.fn(self.context):
                 if isinstance(outcome, PassMany):
-                    yield from self._passes(rule, outcome)
+                    yield self._passes(rule, outcome)
                 else:
                     yield self._finding(rule, outcome, outcome.resource)
 
-    def _passes(self, rule: Rule, many: PassMany) -> Iterator[Finding]:
-        """Pass findings in bulk: one message, one remediation, the fingerprint of
+    def _passes(self, rule: Rule, many: PassMany) -> PassBlock:
+        """Passes in bulk, as one compact block: the items of ``many`` (often a list the checks
+        share) and, when the pass message and remediation read only settings, the finding they
+        all share but for resource id and location, with the fingerprint of
         :func:`~auditor.audit.findings.fingerprint` deferred until read
         (:class:`~auditor.audit.findings.DeferredFingerprint`)."""
         info = rule.info
         constant = self.messages.constant
         message = constant.get(rule.pass_message)
         remediation = constant.get(info.remediation)
-        if message is None or remediation is None:
-            for rid, location in many.items:
-                outcome = Outcome(True, None, "", None, rid, many.resource_type, None, location)
-                yield self._finding(rule, outcome, None)
-            return
-        deferred = _DEFERRED[self.source_kind]
-        source = self.context.source
-        rule_id, title, severity, refs = info.id, info.title, info.severity, info.references
         rtype = many.resource_type
+        types = {rtype: len(many.items)}
+        if message is None or remediation is None:
+
+            def make(item: tuple[str, str | None]) -> Finding:
+                rid, location = item
+                outcome = Outcome(True, None, "", None, rid, rtype, None, location)
+                return self._finding(rule, outcome, None)
+
+            return PassBlock(rule.id, many.items, make, types=types)
         if len(message) > MAX_CHARS or len(remediation) > MAX_CHARS:
             message, remediation = bound_text(message), bound_text(remediation)
-        items: Iterable[tuple[str, str | None]] = many.items
-        relocate = self._relocate
-        if relocate is not None:
-            items = ((rid, relocate(loc) if loc else loc) for rid, loc in items)
-        new = object.__new__
-        (
-            s_rule,
-            s_severity,
-            s_status,
-            s_rid,
-            s_title,
-            s_message,
-            s_evidence,
-            s_remediation,
-            s_references,
-            s_fingerprint,
-            s_rtype,
-            s_source,
-            s_location,
-            s_waiver,
-        ) = _SETTERS
-        for rid, location in items:
-            # the same Finding as Finding(...) builds, without the frozen dataclass's
-            # __init__ (one object.__setattr__ per field: the bulk of a pass's cost)
-            f = new(Finding)
-            s_rule(f, rule_id)
-            s_severity(f, severity)
-            s_status(f, "pass")
-            s_rid(f, rid)
-            s_title(f, title)
-            s_message(f, message)
-            s_evidence(f, _EMPTY)
-            s_remediation(f, remediation)
-            s_references(f, refs)
-            s_fingerprint(f, deferred)  # computed when read (findings.DeferredFingerprint)
-            s_rtype(f, rtype)
-            s_source(f, source)
-            s_location(f, location)
-            s_waiver(f, None)
-            yield f
+        proto = Finding(
+            info.id,
+            info.severity,
+            "pass",
+            "",
+            info.title,
+            message,
+            _EMPTY,
+            remediation,
+            info.references,
+            _DEFERRED[self.source_kind],  # type: ignore[arg-type]
+            rtype,
+            self.context.source,
+            None,
+        )
+        return PassBlock(
+            rule.id,
+            many.items,
+            types=types,
+            proto=proto,
+            source_kind=self.source_kind,
+            relocate=self._relocate,
+        )
 
     def _finding(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding:
         location: str | None

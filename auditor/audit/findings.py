@@ -7,10 +7,17 @@ rules' predicates, sources or output formats.
 from __future__ import annotations
 
 import hashlib
+import itertools
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from auditor import __version__
+
+if TYPE_CHECKING:
+    from auditor.audit.frameworks import ControlResult
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
 Status = Literal["fail", "pass", "unknown", "waived", "baselined"]
@@ -224,6 +231,318 @@ class _FingerprintSlot:
 
 setattr(Finding, "fingerprint", _FingerprintSlot(Finding.__dict__["fingerprint"]))  # noqa: B010
 
+_FIELD_COUNT = 14
+_SLOTS = [
+    getattr(Finding.__dict__[name], "slot", Finding.__dict__[name]) for name in Finding.__slots__
+]
+if len(_SLOTS) != _FIELD_COUNT:  # pragma: no cover
+    raise RuntimeError("Finding's fields changed: update PassBlock")
+_PROTO_SETTERS: tuple[Callable[[Finding, Any], None], ...] = tuple(s.__set__ for s in _SLOTS)
+"""The slot setters of :class:`Finding`, in field order, for making passes in bulk."""
+_PROTO_GETTERS: tuple[Callable[[Finding], Any], ...] = tuple(
+    (lambda slot: lambda f: slot.__get__(f, Finding))(s) for s in _SLOTS
+)
+"""The raw slot getters (a deferred fingerprint stays deferred)."""
+
+
+def _identity(item: Any) -> Any:
+    return item
+
+
+def _index_array(indexes: Sequence[int]) -> array[int]:
+    """``indexes`` in 4 bytes each (8 past 2**31)."""
+    try:
+        return array("i", indexes)
+    except OverflowError:
+        return array("q", indexes)
+
+
+class Located(Sequence[tuple[str, str]]):
+    """The ``(resource id, location)`` items of the entries of one section of a snapshot, made
+    when read: entry ``i`` is ``(ids[i], "section[i]")`` (the location when its id is None), for
+    the entries ``indexes`` names (all when None). A million passes hold one list of ids that
+    already exist and an array of indexes, not a million tuples and location strings
+    (:attr:`PassBlock.items`)."""
+
+    __slots__ = ("ids", "indexes", "section")
+
+    def __init__(
+        self, ids: Sequence[str | None], section: str, indexes: Sequence[int] | None = None
+    ) -> None:
+        self.ids = ids
+        self.section = section
+        self.indexes = indexes
+
+    def subset(self, indexes: Sequence[int]) -> Located:
+        """The items of the entries ``indexes`` (of the whole section), in that order."""
+        if self.indexes is not None:
+            indexes = [self.indexes[i] for i in indexes]
+        if len(indexes) == len(self.ids) and all(i == n for n, i in enumerate(indexes)):
+            return Located(self.ids, self.section)
+        return Located(self.ids, self.section, _index_array(indexes))
+
+    def __len__(self) -> int:
+        return len(self.ids if self.indexes is None else self.indexes)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, str]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, str] | list[tuple[str, str]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if self.indexes is not None:
+            index = self.indexes[index]  # IndexError past the end
+        rid = self.ids[index]
+        location = f"{self.section}[{index}]"
+        return (rid or location, location)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        for start in range(0, len(self), 4096):
+            yield from zip(*self.columns(start, start + 4096), strict=True)
+
+    def columns(self, start: int, stop: int) -> tuple[list[str], list[str]]:
+        """The ids and the locations of items ``start`` to ``stop`` (for writers that take a
+        chunk at a time)."""
+        section, ids = self.section, self.ids
+        if self.indexes is None:
+            stop = min(stop, len(ids))
+            locations = [f"{section}[{i}]" for i in range(start, stop)]
+            chosen = list(ids[start:stop])
+        else:
+            where = self.indexes[start:stop]
+            locations = [f"{section}[{i}]" for i in where]
+            chosen = [ids[i] for i in where]
+        if None in chosen or "" in chosen:
+            chosen = [rid or loc for rid, loc in zip(chosen, locations, strict=True)]
+        return chosen, locations  # type: ignore[return-value]
+
+
+class PassBlock:
+    """Passing findings of one rule, held compactly: ``items`` (one per pass, in evaluation order)
+    and ``make``, which turns an item into its :class:`Finding` when one is read. A million
+    passes cost a million small items (often a list the checks share), not a million findings;
+    renderers that only count passes read :attr:`types` and never make one.
+
+    ``proto``, when set, is the finding every pass of the block shares but for its resource id
+    and location: each item is then ``(resourceId, location)`` and the fingerprint is
+    :func:`fingerprint` of rule, resource and source kind (``source_kind``), so the JSON renderer
+    writes such passes without making them (:mod:`auditor.report.json`). ``relocate`` maps an
+    item's location to where the snapshot read the entry (see ``Snapshot.file_location``)."""
+
+    __slots__ = ("items", "make", "proto", "relocate", "ruleId", "source_kind", "types")
+
+    def __init__(
+        self,
+        rule_id: str,
+        items: Sequence[Any],
+        make: Callable[[Any], Finding] = _identity,
+        *,
+        types: dict[str, int],
+        proto: Finding | None = None,
+        source_kind: str = "estate",
+        relocate: Callable[[str], str] | None = None,
+    ) -> None:
+        self.ruleId = rule_id
+        self.items = items
+        self.make = make
+        self.types = types
+        """Passes by resource type."""
+        self.proto = proto
+        self.source_kind = source_kind
+        self.relocate = relocate
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Finding]:
+        proto = self.proto
+        if proto is None:
+            yield from map(self.make, self.items)
+            return
+        relocate = self.relocate
+        new, setters = object.__new__, _PROTO_SETTERS
+        fields = [get(proto) for get in _PROTO_GETTERS]
+        for rid, location in self.items:
+            if location and relocate is not None:
+                location = relocate(location)
+            fields[3] = rid
+            fields[12] = location
+            # the same Finding as Finding(...) builds, without the frozen dataclass's __init__
+            # (one object.__setattr__ per field: the bulk of a pass's cost)
+            f = new(Finding)
+            for setter, value in zip(setters, fields, strict=True):
+                setter(f, value)
+            yield f
+
+    def map(self, fn: Callable[[Finding], Finding]) -> PassBlock:
+        """The block with ``fn`` applied to each pass (to its shared ``proto`` only, when it has
+        one: ``fn`` must then not depend on the resource id, location or fingerprint)."""
+        if self.proto is not None:
+            return PassBlock(
+                self.ruleId,
+                self.items,
+                types=self.types,
+                proto=fn(self.proto),
+                source_kind=self.source_kind,
+                relocate=self.relocate,
+            )
+        make = self.make
+        return PassBlock(self.ruleId, self.items, lambda item: fn(make(item)), types=self.types)
+
+
+class Findings(Sequence[Finding]):
+    """A run's findings: ``listed`` (the failing, unknown, waived and baselined findings, and any
+    pass given as an object) and the passes of ``blocks`` (:class:`PassBlock`). In the order of a
+    report (``positions`` None) the listed findings come first, then the blocks; as a run
+    evaluated them, ``positions[k]`` says how many listed findings came before block ``k``.
+    Iterating makes each pass as it is read, and drops it; counting passes makes none
+    (:func:`pass_counts`)."""
+
+    __slots__ = ("blocks", "listed", "positions")
+
+    positions: list[int] | None
+
+    def __init__(
+        self,
+        listed: list[Finding],
+        blocks: Sequence[PassBlock] = (),
+        positions: Sequence[int] | None = None,
+    ) -> None:
+        self.listed = listed
+        if positions is not None:
+            positions = [p for p, b in zip(positions, blocks, strict=True) if len(b)]
+            if all(p == len(listed) for p in positions):
+                positions = None
+        self.blocks = [b for b in blocks if len(b)]
+        self.positions = positions
+
+    @property
+    def passes_last(self) -> bool:
+        """Whether every block comes after every listed finding (a report's order)."""
+        n = len(self.listed)
+        return self.positions is None or all(p == n for p in self.positions)
+
+    def append(self, part: Finding | PassBlock) -> None:
+        """Add a finding, or a block of passes, at the end (as a run evaluates them)."""
+        if type(part) is PassBlock:
+            if len(part):
+                if self.positions is None:
+                    self.positions = [len(self.listed)] * len(self.blocks)
+                self.positions.append(len(self.listed))
+                self.blocks.append(part)
+        else:
+            self.listed.append(part)  # type: ignore[arg-type]
+
+    def segments(self) -> Iterator[list[Finding] | PassBlock]:
+        """Runs of listed findings and blocks, in order."""
+        positions = self.positions or [len(self.listed)] * len(self.blocks)
+        done = 0
+        for position, block in zip(positions, self.blocks, strict=True):
+            if position > done:
+                yield self.listed[done:position]
+                done = position
+            yield block
+        if done < len(self.listed):
+            yield self.listed[done:] if done else self.listed
+
+    def __len__(self) -> int:
+        return len(self.listed) + sum(len(b) for b in self.blocks)
+
+    def __iter__(self) -> Iterator[Finding]:
+        for segment in self.segments():
+            yield from segment
+
+    @overload
+    def __getitem__(self, index: int) -> Finding: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Finding]: ...
+
+    def __getitem__(self, index: int | slice) -> Finding | list[Finding]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("findings index out of range")
+        for segment in self.segments():
+            if index < len(segment):
+                if isinstance(segment, list):
+                    return segment[index]
+                return next(itertools.islice(segment, index, None))
+            index -= len(segment)
+        raise IndexError("findings index out of range")  # pragma: no cover
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Findings | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Findings({len(self.listed)} listed, {self.pass_count()} passes in blocks)"
+
+    def pass_count(self) -> int:
+        """The passes in :attr:`blocks` (not those in :attr:`listed`)."""
+        return sum(len(b) for b in self.blocks)
+
+    def with_listed(self, listed: list[Finding]) -> Findings:
+        """The same passes after other listed findings (a report's order)."""
+        return Findings(listed, self.blocks)
+
+    def passes(self) -> list[PassBlock]:
+        """Every pass in blocks, in order: the blocks, and the passes of :attr:`listed` (one
+        block for each run of one rule's)."""
+        out: list[PassBlock] = []
+        for segment in self.segments():
+            if isinstance(segment, PassBlock):
+                out.append(segment)
+                continue
+            passes = [f for f in segment if f.status == "pass"]
+            for rule_id, group in itertools.groupby(passes, key=lambda f: f.ruleId):
+                made = list(group)
+                types: dict[str, int] = {}
+                for f in made:
+                    types[f.resourceType] = types.get(f.resourceType, 0) + 1
+                out.append(PassBlock(rule_id, made, types=types))
+        return out
+
+
+def judged_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings that are not passes, in order, without making the passes of a
+    :class:`Findings`."""
+    source = findings.listed if isinstance(findings, Findings) else findings
+    return [f for f in source if f.status != "pass"]
+
+
+def pass_counts(findings: Iterable[Finding]) -> Counter[tuple[str, str]]:
+    """Passes by (rule id, resource type), without making the passes of a :class:`Findings`."""
+    counts: Counter[tuple[str, str]] = Counter()
+    segments = findings.segments() if isinstance(findings, Findings) else [findings]
+    for segment in segments:  # in the order of iteration
+        if isinstance(segment, PassBlock):
+            for rtype, n in segment.types.items():
+                counts[(segment.ruleId, rtype)] += n
+            continue
+        for f in segment:
+            if f.status == "pass":
+                counts[(f.ruleId, f.resourceType)] += 1
+    return counts
+
+
+def count_passes(findings: Iterable[Finding]) -> int:
+    """How many passes, without making those of a :class:`Findings`."""
+    if isinstance(findings, Findings):
+        return findings.pass_count() + sum(1 for f in findings.listed if f.status == "pass")
+    return sum(1 for f in findings if f.status == "pass")
+
 
 @dataclass(frozen=True)
 class Privileged:
@@ -298,7 +617,9 @@ class Coverage:
 class AuditResult:
     """Everything one audit or gate run produced, in the order renderers show it."""
 
-    findings: list[Finding]
+    findings: Sequence[Finding]
+    """Every finding, passes last: a :class:`Findings` from a run (its passes held compactly), or
+    any list."""
     rules: list[RuleInfo]
     startedAt: str
     finishedAt: str
@@ -335,6 +656,10 @@ class AuditResult:
     """Display names the snapshot holds for the ids the reports show (lower-case id -> name; see
     :mod:`auditor.audit.names`): shown next to the ids by the reports for people, not in the
     JSON."""
+    controls: list[ControlResult] = field(default_factory=list)
+    """The "Compliance by control" view (:func:`auditor.audit.frameworks.control_view`): every
+    control of the run's frameworks with its rules, counts and failing resources; ``controls`` in
+    the JSON."""
     history: dict[str, Any] | None = None
     """``--history FILE``: the run's target's trend and what changed since its last audit
     (:func:`auditor.history.for_reports.report_history`), for the HTML and Markdown reports; not
@@ -348,14 +673,19 @@ class AuditResult:
         out["waived"] = 0
         out["baselined"] = 0
         out["unknown"] = 0
-        for f in self.findings:
-            if f.status == "fail":
+        findings = self.findings
+        if isinstance(findings, Findings):
+            out["passed"] = findings.pass_count()
+            findings = findings.listed
+        for f in findings:
+            status = f.status
+            if status == "fail":
                 out[f.severity] += 1
-            elif f.status == "pass":
+            elif status == "pass":
                 out["passed"] += 1
-            elif f.status == "waived":
+            elif status == "waived":
                 out["waived"] += 1
-            elif f.status == "unknown":
+            elif status == "unknown":
                 out["unknown"] += 1
             else:
                 out["baselined"] += 1
@@ -365,13 +695,18 @@ class AuditResult:
         return out
 
     @property
+    def judged(self) -> list[Finding]:
+        """The findings that are not passes, in order (no pass is made to find them)."""
+        return judged_findings(self.findings)
+
+    @property
     def failures(self) -> list[Finding]:
-        return [f for f in self.findings if f.status == "fail"]
+        return [f for f in self.judged if f.status == "fail"]
 
     @property
     def unknowns(self) -> list[Finding]:
         """The findings no rule could judge (status ``unknown``)."""
-        return [f for f in self.findings if f.status == "unknown"]
+        return [f for f in self.judged if f.status == "unknown"]
 
     def blocking_failures(self) -> int:
         """Failing findings at or above ``failOn``, counted ones (not listed) included."""
@@ -390,7 +725,7 @@ class AuditResult:
         return (
             bool(self.expiredWaivers)
             or self.blocking_failures() > 0
-            or (self.failOnUnknown and any(f.status == "unknown" for f in self.findings))
+            or (self.failOnUnknown and any(f.status == "unknown" for f in self.judged))
         )
 
     @property
@@ -413,7 +748,7 @@ class AuditResult:
         if self.expiredWaivers:
             reasons.append(f"{len(self.expiredWaivers)} expired waiver(s)")
         if self.failOnUnknown:
-            unknown = sum(1 for f in self.findings if f.status == "unknown")
+            unknown = sum(1 for f in self.judged if f.status == "unknown")
             if unknown:
                 reasons.append(f"{unknown} unknown finding(s) with --fail-on-unknown")
         return reasons
@@ -432,7 +767,7 @@ class AuditResult:
         if code == 1:
             return "exit 1, the gate failed: " + " and ".join(self.gate_reasons())
         out = f"exit 0: no failing finding at or above {self.failOn}"
-        unknown = sum(1 for f in self.findings if f.status == "unknown")
+        unknown = sum(1 for f in self.judged if f.status == "unknown")
         if unknown:
             out += f" ({unknown} unknown finding(s) not judged; --fail-on-unknown blocks on them)"
         return out
@@ -440,6 +775,11 @@ class AuditResult:
     def to_json(self) -> dict[str, Any]:
         """The findings document of contracts section 6 (``schemaVersion`` 1), with the access
         delta of contracts §9 as ``accessDelta`` when there is one."""
+        return self.document([f.to_json() for f in self.findings])
+
+    def document(self, findings: list[Any]) -> dict[str, Any]:
+        """:meth:`to_json` with ``findings`` as its findings array (the JSON renderer streams
+        them: it gives an empty one)."""
         doc = {
             "schemaVersion": SCHEMA_VERSION,
             "tool": {"name": "auditor", "version": self.toolVersion},
@@ -448,7 +788,7 @@ class AuditResult:
             "target": {"kind": self.targetKind, "name": self.target},
             "failOn": self.failOn,
             "summary": self.summary(),
-            "findings": [f.to_json() for f in self.findings],
+            "findings": findings,
             "waivers": {
                 "applied": [w.to_json() for w in self.waivers],
                 "expired": [w.to_json() for w in self.expiredWaivers],
@@ -459,6 +799,7 @@ class AuditResult:
             "unlisted": {rule: dict(by) for rule, by in self.unlisted.items()},
             "coverage": self.coverage.to_json(),
             "warnings": list(self.warnings),
+            "controls": [c.to_json() for c in self.controls],
         }
         if self.accessDelta is not None:
             doc["accessDelta"] = self.accessDelta.to_wire()

@@ -17,9 +17,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, overload
 
-from auditor.audit.findings import Finding
+from auditor.audit.findings import Finding, Findings
 from auditor.model.secrets import MASK
 
 MAX_ITEMS = 50
@@ -67,6 +67,8 @@ def bound_evidence(evidence: dict[str, Any], secrets: Iterable[str] = ()) -> dic
     """``evidence`` within the bounds of the module doc (the same object when nothing is cut)."""
     if len(evidence) <= 16 and all(_small(v) for v in evidence.values()):
         return evidence  # the common case: a few scalars
+    if _within(evidence):
+        return evidence  # nothing to cut: the cutter would give it back
     cutter = _Cutter(secrets)
     out: dict[str, Any] = cutter.value(evidence, "")
     if not cutter.items and not cutter.chars:
@@ -80,6 +82,31 @@ def bound_evidence(evidence: dict[str, Any], secrets: Iterable[str] = ()) -> dic
             truncated[kind] = merged
     out[TRUNCATED] = truncated
     return out
+
+
+def _within(evidence: dict[str, Any]) -> bool:
+    """Whether ``evidence`` is within every bound with room to spare, so :class:`_Cutter` would
+    cut and mask nothing (fewer values and characters in all than the limits, no container over
+    :data:`MAX_ITEMS`, no string over :data:`MAX_CHARS`). False when unsure."""
+    values = chars = 0
+    stack: list[Any] = [evidence]
+    while stack:
+        value = stack.pop()
+        values += 1
+        if values >= MAX_EVIDENCE_VALUES:
+            return False
+        t = type(value)
+        if t is str:
+            chars += len(value)
+            if len(value) > MAX_CHARS or chars >= MAX_EVIDENCE_CHARS:
+                return False
+        elif t is dict or t is list or t is tuple:
+            if len(value) > MAX_ITEMS:
+                return False
+            stack.extend(value.values() if t is dict else value)
+        elif isinstance(value, str | dict | list | tuple):  # a subclass: the cutter decides
+            return False
+    return True
 
 
 class _Cutter:
@@ -144,8 +171,32 @@ class _Cutter:
         return out
 
 
+@overload
+def cap_failures(
+    findings: Findings, limit: int | None = MAX_FAILURES_PER_RULE
+) -> tuple[Findings, dict[str, dict[str, int]]]: ...
+
+
+@overload
 def cap_failures(
     findings: list[Finding], limit: int | None = MAX_FAILURES_PER_RULE
+) -> tuple[list[Finding], dict[str, dict[str, int]]]: ...
+
+
+def cap_failures(
+    findings: list[Finding] | Findings, limit: int | None = MAX_FAILURES_PER_RULE
+) -> tuple[list[Finding] | Findings, dict[str, dict[str, int]]]:
+    """``findings`` with at most ``limit`` failing findings per rule, and the ones left out
+    counted by rule and severity (see :func:`_cap`; the passes of :class:`Findings` are not
+    read)."""
+    if isinstance(findings, Findings):
+        kept, unlisted = _cap(findings.listed, limit)
+        return findings.with_listed(kept), unlisted
+    return _cap(findings, limit)
+
+
+def _cap(
+    findings: list[Finding], limit: int | None
 ) -> tuple[list[Finding], dict[str, dict[str, int]]]:
     """``findings`` with at most ``limit`` failing findings per rule, and the ones left out
     counted by rule and severity. ``findings`` are sorted failures first (as

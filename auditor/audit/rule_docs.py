@@ -7,6 +7,7 @@ The SARIF ``helpUri`` of a rule points at its page when a base URL is known
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,36 @@ def rule_doc(rule: Rule, catalogue: Catalogue) -> dict[str, Any]:
         doc["evidence"] = list(rule.evidence)
     if rule.severity_when:
         doc["severityWhen"] = [{"when": w, "severity": s} for w, s in rule.severity_when]
-    examples = getattr(rule, "examples", None)
-    if examples:
-        doc["examples"] = jsonable(examples)
+    if rule.examples:
+        doc["examples"] = _examples_doc(rule)
     doc["page"] = f"docs/rules/{rule.id}.md"
     return doc
+
+
+def _examples_doc(rule: Rule) -> dict[str, list[Any]]:
+    """The rule's examples by status, as in its pack, a literal in a secret field masked (an
+    example's password or token is fake, but a page never shows one)."""
+    from auditor.model.secrets import MASK, is_secret_key
+
+    def shown(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: shown(v, str(k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shown(v, key) for v in value]
+        if isinstance(value, str) and (
+            (is_secret_key(key) and not _REFERENCE.match(value))
+            or value.startswith(("ssh-", "-----BEGIN"))
+        ):
+            return MASK
+        return jsonable(value)
+
+    out: dict[str, list[Any]] = {}
+    for example in rule.examples:
+        out.setdefault(example.status, []).append(shown(example.item))
+    return out
+
+
+_REFERENCE = re.compile(r"^\s*(?:<[^<>]+>|\$\{[^{}]+\})\s*$")
 
 
 def _fill_settings(text: str, values: dict[str, Any]) -> str:
@@ -193,7 +219,7 @@ def rules_index(docs: list[dict[str, Any]]) -> str:
 
 def rule_pages(catalogue: Catalogue | None = None) -> dict[str, str]:
     """File name -> content of every page and the index."""
-    catalogue = catalogue or shipped_catalogue()
+    catalogue = catalogue or shipped_catalogue(examples=True)
     docs = [rule_doc(r, catalogue) for r in catalogue.rules]
     pages = {f"{d['id']}.md": rule_page(d) for d in docs}
     pages["README.md"] = rules_index(docs)

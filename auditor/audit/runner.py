@@ -14,9 +14,9 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
-from auditor.audit.baseline import apply_baseline, load_baseline, write_baseline
+from auditor.audit.baseline import BaselineEntry, apply_baseline, load_baseline, write_baseline
 from auditor.audit.budget import Budget
 from auditor.audit.engine import Engine, Evaluation, rule_texts
 from auditor.audit.findings import (
@@ -26,15 +26,26 @@ from auditor.audit.findings import (
     Coverage,
     EscalationPath,
     Finding,
+    Findings,
     Privileged,
     Severity,
 )
+from auditor.audit.frameworks import (
+    Framework,
+    control_view,
+    framework_rules,
+    frameworks_for,
+    frameworks_in_view,
+    select_frameworks,
+)
 from auditor.audit.limits import MAX_FAILURES_PER_RULE, cap_failures, unlisted_warnings
 from auditor.audit.names import estate_names
-from auditor.audit.packs import Catalogue, Rule, shipped_catalogue
+from auditor.audit.packs import Catalogue, Rule, catalogue_with, shipped_catalogue
+from auditor.audit.ruleset import check_pin
 from auditor.audit.settings import (
     AuditConfig,
     check_patterns,
+    config_rule_packs,
     load_config,
     select_rules,
     split_patterns,
@@ -69,6 +80,9 @@ class AuditOptions:
     files: Sequence[str] = ()
     """Extra files to scan for token values (TOK-006)."""
     catalogue: Catalogue | None = None
+    rule_packs: Sequence[str] = ()
+    """Folders of the user's rule packs (``--rules DIR``), loaded beside the shipped ones and
+    those the configuration file names (``rules = ["DIR"]``); unused when ``catalogue`` is given."""
     budget: Budget | None = None
     """Time and memory limits of the evaluation; exhausted, the run stops and is incomplete."""
     max_failures_per_rule: int | None = MAX_FAILURES_PER_RULE
@@ -78,6 +92,11 @@ class AuditOptions:
     require_complete: bool = False
     """``--require-complete``: a rule lacking an input it needs makes the run incomplete (exit
     code 3)."""
+    frameworks: Sequence[str] = ()
+    """``--framework NAME``: run only the rules these frameworks map (``mcsb``, ``cis``, or a
+    user pack's); the control view shows their controls."""
+    ruleset: str | None = None
+    """``--ruleset VERSION``: refuse to run unless the installed catalogue is this version."""
 
 
 @dataclass
@@ -89,6 +108,10 @@ class Prepared:
     fail_on: Severity
     as_of: dt.date
     waivers: list[Waiver]
+    frameworks: list[Framework] = field(default_factory=list)
+    """The frameworks ``--framework`` (or ``framework`` in the configuration) selected."""
+    known_frameworks: Mapping[str, Framework] = field(default_factory=dict)
+    """Every loaded framework, by id (the control view's, when none was selected)."""
 
 
 def effective_settings(catalogue: Catalogue, *layers: Mapping[str, Any]) -> dict[str, Any]:
@@ -106,11 +129,11 @@ def effective_settings(catalogue: Catalogue, *layers: Mapping[str, Any]) -> dict
 
 def prepare(options: AuditOptions) -> Prepared:
     """Read the configuration and the waivers, select rules: everything but the evaluation."""
-    catalogue = options.catalogue or shipped_catalogue()
-    if options.config_file is not None or options.use_config:
-        config = load_config(options.config_file, catalogue.settings)
-    else:
-        config = AuditConfig()
+    use_config = options.config_file is not None or options.use_config
+    catalogue = options.catalogue or catalogue_with(
+        [*(config_rule_packs(options.config_file) if use_config else ()), *options.rule_packs]
+    )
+    config = load_config(options.config_file, catalogue.settings) if use_config else AuditConfig()
     settings = effective_settings(catalogue, config.settings, options.settings)
     where = config.source or "the configuration"
     check_patterns(catalogue.rules, split_patterns(config.checks), source=f"{where}: check")
@@ -120,6 +143,18 @@ def prepare(options: AuditOptions) -> Prepared:
     checks = split_patterns([*config.checks, *options.checks])
     skips = split_patterns([*config.skip_checks, *options.skip_checks])
     rules = select_rules(catalogue.rules, checks, skips)
+    if options.ruleset is not None:
+        check_pin(options.ruleset, source="--ruleset")
+    else:
+        check_pin(config.ruleset, source=f"{where}: ruleset")
+    known = frameworks_for(
+        [r.id for r in catalogue.rules], [*config.rule_packs, *options.rule_packs]
+    )
+    names = list(options.frameworks) or config.frameworks
+    where_fw = "--framework" if options.frameworks else f"{where}: framework"
+    frameworks = select_frameworks(known, names, source=where_fw)
+    if frameworks:
+        rules = framework_rules(rules, frameworks)
     fail_on = options.fail_on or config.fail_on or DEFAULT_FAIL_ON
     as_of = options.as_of or config.as_of or today()
     if options.waiver_list is not None:
@@ -127,7 +162,7 @@ def prepare(options: AuditOptions) -> Prepared:
     else:
         path = options.waivers or config.waivers
         waivers = load_waivers(path) if path else []
-    return Prepared(catalogue, config, settings, rules, fail_on, as_of, waivers)
+    return Prepared(catalogue, config, settings, rules, fail_on, as_of, waivers, frameworks, known)
 
 
 def _now() -> str:
@@ -137,9 +172,22 @@ def _now() -> str:
 _STATUS_ORDER = {"fail": 0, "unknown": 1, "waived": 2, "baselined": 3, "pass": 4}
 
 
-def sort_findings(findings: list[Finding]) -> list[Finding]:
+@overload
+def sort_findings(findings: Findings) -> Findings: ...
+
+
+@overload
+def sort_findings(findings: list[Finding]) -> list[Finding]: ...
+
+
+def sort_findings(findings: list[Finding] | Findings) -> list[Finding] | Findings:
     """Failures first, most severe first, then unknown, waived and baselined ones, by rule and
-    resource; passes last, in evaluation order (catalogue order; a large estate has millions)."""
+    resource; passes last, in evaluation order (catalogue order; a large estate has millions).
+    Given :class:`~auditor.audit.findings.Findings`, gives them again with their passes still in
+    blocks."""
+    if isinstance(findings, Findings):
+        judged = sort_findings([f for f in findings.listed if f.status != "pass"])
+        return Findings(judged, findings.passes())
     judged = [f for f in findings if f.status != "pass"]
     judged.sort(
         key=lambda f: (
@@ -166,17 +214,19 @@ def _finish(
     warnings: Sequence[str] = (),
     skipped: Sequence[Mapping[str, Any]] = (),
 ) -> AuditResult:
-    waived = apply_waivers(evaluation.findings, prep.waivers, prep.as_of)
-    findings = waived.findings
+    evaluated = evaluation.findings
+    # waivers and the baseline change failing and unknown findings only: the passes stay in
+    # their blocks
+    waived = apply_waivers(evaluated.listed, prep.waivers, prep.as_of)
+    findings = evaluated.with_listed(waived.findings)
     fixed: list[str] = []
     stale: list[str] = []
     ran = [r.id for r in evaluation.rules_run if r is not evaluation.partial]
     if options.create_baseline:
-        write_baseline(options.create_baseline, findings, started)
+        write_baseline(options.create_baseline, findings.listed, started)  # passes never enter
     baseline_path = options.create_baseline or options.baseline
     if baseline_path:
-        outcome = apply_baseline(findings, load_baseline(baseline_path), ran)
-        findings, fixed, stale = outcome.findings, outcome.fixed, outcome.stale
+        findings, fixed, stale = _baseline(findings, load_baseline(baseline_path), ran)
     warnings = list(warnings)
     incomplete = list(incomplete)
     if evaluation.stopped is not None:
@@ -184,8 +234,17 @@ def _finish(
         warnings.append(_stopped(evaluation))
     limit = options.max_failures_per_rule
     listed, unlisted = cap_failures(sort_findings(findings), limit)
+    del findings
     if unlisted and limit:
         warnings.extend(unlisted_warnings(unlisted, limit))
+    run_ids = [r.id for r in evaluation.rules_run]
+    shown = prep.frameworks or frameworks_in_view(prep.known_frameworks, run_ids)
+    warnings.extend(
+        f"framework {fw.id}: none of its rules ran on this {target_kind}, so none of its "
+        "controls was judged (not-run)"
+        for fw in prep.frameworks
+        if not set(fw.rule_ids()) & set(run_ids)
+    )
     result = AuditResult(
         findings=listed,
         rules=[rule_texts(r.info, prep.settings) for r in evaluation.rules_run],
@@ -209,10 +268,42 @@ def _finish(
         ),
         failOnUnknown=options.fail_on_unknown,
         requireComplete=options.require_complete,
+        controls=control_view(listed, shown, run_ids, unlisted=unlisted),
     )
     if evaluation.context._access is not None and evaluation.stopped is None:
         result.access = access_summary(evaluation)
     return result
+
+
+def _baseline(
+    findings: Findings, entries: list[BaselineEntry], ran: list[str]
+) -> tuple[Findings, list[str], list[str]]:
+    """:func:`apply_baseline` on the listed findings; an entry it calls stale (its resource not
+    judged) whose rule and resource a pass of the blocks judged is fixed."""
+    outcome = apply_baseline(findings.listed, entries, ran)
+    fixed, stale = outcome.fixed, outcome.stale
+    if stale and findings.blocks:
+        wanted = {fp: e for e in entries if (fp := e.fingerprint) in set(stale)}
+        keys = {(e.ruleId, e.resourceId.rstrip("/").lower()) for e in wanted.values()}
+        judged = {
+            key
+            for block in findings.blocks
+            if block.ruleId in {k[0] for k in keys}
+            for f in block
+            if (key := (f.ruleId, f.resourceId.rstrip("/").lower())) in keys
+        }
+        if judged:
+            now_fixed = {
+                fp
+                for fp, e in wanted.items()
+                if (e.ruleId, e.resourceId.rstrip("/").lower()) in judged
+            }
+            order: dict[str, int] = {}
+            for n, e in enumerate(entries):
+                order.setdefault(e.fingerprint, n)
+            fixed = sorted([*fixed, *now_fixed], key=order.__getitem__)
+            stale = [fp for fp in stale if fp not in now_fixed]
+    return findings.with_listed(outcome.findings), fixed, stale
 
 
 def _stopped(evaluation: Evaluation) -> str:
@@ -303,8 +394,7 @@ def audit_snapshot(
         incomplete=incomplete,
         warnings=snapshot.warnings,
     )
-    listed = (f.resourceId for f in result.findings if f.status != "pass")
-    result.names = estate_names(snapshot, listed)
+    result.names = estate_names(snapshot, (f.resourceId for f in result.judged))
     return result
 
 

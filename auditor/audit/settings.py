@@ -31,8 +31,12 @@ TOP_LEVEL_KEYS = {
     "skip-check": "Rules not to run: ids, globs or severities (default: none).",
     "waivers": "Waivers file used when --waivers is not given (default: none).",
     "history": "History database audit and gate runs are recorded in (default: none; --history).",
+    "cache": "The cache of loaded snapshots: false, true or a folder (default: ~/.cache/auditor).",
     "settings": "Table of rule settings (see the settings list).",
-    "rules": "Tables of settings by rule id ([rules.DOM-003] ipv4MinPrefixLength = 24).",
+    "framework": "Frameworks whose rules to run (mcsb, cis; default: every rule; --framework).",
+    "ruleset": "The rule catalogue version the run needs (refused when another is installed).",
+    "rules": "Folders of the user's rule packs (rules = ['policies/'], relative to the file), "
+    "or tables of settings by rule id ([rules.DOM-003] ipv4MinPrefixLength = 24).",
 }
 
 
@@ -104,6 +108,15 @@ class AuditConfig:
     history: str | None = None
     """The audit history file (``history`` key), relative paths resolved against the file's
     folder."""
+    cache: str | bool | None = None
+    """``cache``: False (off), True (the default folder) or a folder (see :func:`cache_setting`)."""
+    rule_packs: list[str] = field(default_factory=list)
+    """Folders of the user's rule packs (``rules = ["DIR", ...]``), resolved against the file's
+    folder."""
+    frameworks: list[str] = field(default_factory=list)
+    """``framework``: run only the rules these frameworks map (``--framework``)."""
+    ruleset: str | None = None
+    """``ruleset``: the catalogue version pinned (``--ruleset``)."""
     source: str | None = None
 
 
@@ -215,6 +228,25 @@ def parse_config(
                     location=where,
                 )
             (cfg.checks if key == "check" else cfg.skip_checks).extend(items)
+        elif key == "framework":
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+                raise InputError(
+                    f"expected a string or a list of strings, found {describe_value(value)}",
+                    source=source,
+                    location=where,
+                )
+            cfg.frameworks.extend(items)
+        elif key == "ruleset":
+            if not isinstance(value, str):
+                raise InputError(
+                    f"expected a version string, found {describe_value(value)}",
+                    source=source,
+                    location=where,
+                )
+            cfg.ruleset = value
+        elif key == "cache":
+            cfg.cache = _cache_value(value, source, where)
         elif key in ("waivers", "history"):
             if not isinstance(value, str):
                 raise InputError(
@@ -222,9 +254,15 @@ def parse_config(
                 )
             path = str(Path(source).parent / value) if not os.path.isabs(value) else value
             setattr(cfg, key, path)
+        elif key == "rules" and isinstance(value, list):
+            cfg.rule_packs = _pack_dirs(value, source, where)
         elif key == "rules":
             if not isinstance(value, dict):
-                raise InputError("expected a table of rule ids", source=source, location=where)
+                raise InputError(
+                    "expected a list of folders of rule packs or a table of rule ids",
+                    source=source,
+                    location=where,
+                )
             for rule_id, table in value.items():
                 if not isinstance(table, dict):
                     raise InputError(
@@ -261,6 +299,78 @@ def parse_config(
                 location=where,
             )
     return cfg
+
+
+def _pack_dirs(value: list[Any], source: str, where: str) -> list[str]:
+    if not all(isinstance(v, str) and v for v in value):
+        raise InputError(
+            f"expected a list of folders of rule packs, found {describe_value(value)}",
+            source=source,
+            location=where,
+        )
+    return [str(Path(source).parent / v) if not os.path.isabs(v) else v for v in value]
+
+
+def config_rule_packs(path: str | os.PathLike[str] | None) -> list[str]:
+    """The folders of user rule packs the configuration file names (``rules = ["DIR", ...]``,
+    relative to the file), read before the catalogue (whose settings the rest of the file sets):
+    ``path``, or the file looked up from the current directory when None."""
+    file = Path(path) if path is not None else find_config()
+    if file is None:
+        return []
+    where = str(file)
+    data = _read_toml(where)
+    prefix = ""
+    if file.name == PYPROJECT:
+        tool = data.get("tool")
+        section = tool.get("auditor") if isinstance(tool, dict) else None
+        data = section if isinstance(section, dict) else {}
+        prefix = "tool.auditor."
+    value = data.get("rules")
+    if not isinstance(value, list):
+        return []
+    folders = _pack_dirs(value, where, prefix + "rules")
+    for given, folder in zip(value, folders, strict=True):
+        if not os.path.exists(folder):
+            raise InputError(
+                f"no such folder of rule packs: {given!r} (relative to the file's folder)",
+                source=where,
+                location=prefix + "rules",
+            )
+    return folders
+
+
+def _cache_value(value: Any, source: str, where: str) -> str | bool:
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or not value:
+        raise InputError(
+            f"expected false, true or a folder, found {describe_value(value)}",
+            source=source,
+            location=where,
+        )
+    path = os.path.expanduser(value)
+    return path if os.path.isabs(path) else str(Path(source).parent / path)
+
+
+def cache_setting(path: str | os.PathLike[str] | None) -> str | bool | None:
+    """The ``cache`` key of the configuration file ``path`` (None: the one looked up from the
+    current directory): False (off), True (the default folder), a folder (relative to the file),
+    or None when no file sets it. Only that key is read (commands without rules use it)."""
+    file = Path(path) if path is not None else find_config()
+    if file is None:
+        return None
+    where = str(file)
+    data = _read_toml(where)
+    prefix = ""
+    if file.name == PYPROJECT:
+        tool = data.get("tool")
+        section = tool.get("auditor") if isinstance(tool, dict) else None
+        data = section if isinstance(section, dict) else {}
+        prefix = "tool.auditor."
+    if "cache" not in data:
+        return None
+    return _cache_value(data["cache"], where, prefix + "cache")
 
 
 def _set(cfg: AuditConfig, spec: Any, name: str, value: Any, source: str, where: str) -> None:

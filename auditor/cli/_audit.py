@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from auditor.cli import _ci, _history
+from auditor.cli import _ci, _frameworks, _history, _rules
+from auditor.cli._cache import CacheDir, NoCache
 from auditor.cli._collect import DeadlineOpt
 from auditor.cli._validate import base_url_option
 from auditor.errors import IncompleteError, InputError
@@ -154,6 +155,24 @@ MaxFindingsOpt = Annotated[
         "and named in a warning); 0 (the default) lists every one.",
     ),
 ]
+FrameworkOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--framework",
+        metavar="NAME",
+        help="Run only the rules mapped to this framework (mcsb, cis, or a user pack's); the "
+        "reports' compliance-by-control view shows its controls. Repeatable.",
+    ),
+]
+RulesetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ruleset",
+        metavar="VERSION",
+        help="Refuse to run (exit 2) unless the installed rule catalogue is this version "
+        "(`auditor rules list` shows it).",
+    ),
+]
 
 
 def _budget(max_time: float | None, max_memory: float | None) -> Any:
@@ -212,6 +231,9 @@ def _options(
     max_findings: int | None = None,
     fail_on_unknown: bool = False,
     require_complete: bool = False,
+    frameworks: list[str] | None = None,
+    ruleset: str | None = None,
+    rule_packs: list[Path] | None = None,
 ) -> AuditOptions:
     from auditor.audit.runner import AuditOptions
     from auditor.audit.settings import parse_date
@@ -243,9 +265,36 @@ def _options(
         fail_on_unknown=fail_on_unknown,
         require_complete=require_complete,
     )
+    if rule_packs:
+        options.rule_packs = _rules.checked_dirs(rule_packs)
     if max_findings is not None:
         options.max_failures_per_rule = max_findings
+    _frameworks_and_ruleset(options, frameworks, ruleset)
     return options
+
+
+def _frameworks_and_ruleset(
+    options: AuditOptions, frameworks: list[str] | None, ruleset: str | None
+) -> None:
+    """``--framework`` and ``--ruleset``, checked before anything is loaded (a wrong pin or name
+    is exit 2 at once, not after reading a large estate)."""
+    from auditor.audit.ruleset import check_pin
+
+    check_pin(ruleset)
+    options.ruleset = ruleset
+    if frameworks:
+        from auditor.audit.frameworks import frameworks_for, select_frameworks
+        from auditor.audit.packs import catalogue_with
+        from auditor.audit.settings import config_rule_packs
+
+        use_config = options.config_file is not None or options.use_config
+        dirs = [
+            *(config_rule_packs(options.config_file) if use_config else ()),
+            *options.rule_packs,
+        ]
+        catalogue = catalogue_with(dirs)
+        select_frameworks(frameworks_for([r.id for r in catalogue.rules], dirs), frameworks)
+        options.frameworks = list(frameworks)
 
 
 def emit(
@@ -257,7 +306,7 @@ def emit(
 ) -> None:
     """Write every requested output: files atomically, the rest to standard output."""
     from auditor.errors import InputError
-    from auditor.report import RenderOptions, render
+    from auditor.report import RenderOptions, stream, write
 
     options = RenderOptions(
         sarif_anchor=os.fspath(sarif_anchor) if sarif_anchor else None,
@@ -272,7 +321,7 @@ def emit(
         sys.stderr.write(f"auditor: warning: {warning}\n")
     for fmt, path in outputs:
         if path is not None:
-            render(result, fmt, path, options)
+            write(result, fmt, path, options)  # JSON and CSV streamed (every pass)
             if not quiet:
                 sys.stderr.write(f"wrote {fmt} report to {path}\n")
         elif fmt == "text" and sys.stdout.isatty() and not compact:
@@ -282,7 +331,8 @@ def emit(
 
             print_rich(result, Console(no_color=_ci.mode.no_color or None))
         else:
-            sys.stdout.write(render(result, fmt, None, options).decode("utf-8"))
+            for part in stream(result, fmt, options):
+                sys.stdout.write(part.decode("utf-8"))
             sys.stdout.flush()
 
 
@@ -415,6 +465,9 @@ def register(app: typer.Typer) -> None:
         max_findings: MaxFindingsOpt = None,
         fail_on_unknown: FailOnUnknownOpt = False,
         require_complete: RequireCompleteOpt = False,
+        framework: FrameworkOpt = None,
+        ruleset: RulesetOpt = None,
+        rules: _rules.RulesOpt = None,
         soft_fail: _ci.SoftFailOpt = False,
         quiet: _ci.QuietOpt = False,
         no_color: _ci.NoColorOpt = False,
@@ -452,10 +505,12 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
         ] = False,
         deadline: DeadlineOpt = None,
+        _no_cache: NoCache = False,
+        _cache_dir: CacheDir = None,
     ) -> None:
         """Audit an estate (a snapshot file, or the live API) with every rule of the catalogue."""
         from auditor.audit.runner import audit_snapshot
-        from auditor.sources import load_estate
+        from auditor.cli._estate import read_estate
 
         if (snapshot is None) == (base_url is None):
             raise InputError("give exactly one of --snapshot FILE and --base-url URL")
@@ -479,13 +534,16 @@ def register(app: typer.Typer) -> None:
             max_findings=max_findings,
             fail_on_unknown=fail_on_unknown,
             require_complete=require_complete,
+            frameworks=framework,
+            ruleset=ruleset,
+            rule_packs=rules,
         )
         history_file = _history.start(history, options, fail_on_new)
         from auditor.cli._progress import stage
 
         if snapshot is not None:
             with stage(f"Loading {snapshot}"):
-                estate = load_estate(snapshot)
+                estate = read_estate(snapshot, warn=False, config=config)
             with stage(f"Auditing {len(estate.roleAssignments):,} role assignments and the rest"):
                 result = audit_snapshot(estate, options, target=os.fspath(snapshot))
         else:
@@ -597,6 +655,9 @@ def register(app: typer.Typer) -> None:
         max_findings: MaxFindingsOpt = None,
         fail_on_unknown: FailOnUnknownOpt = False,
         require_complete: RequireCompleteOpt = False,
+        framework: FrameworkOpt = None,
+        ruleset: RulesetOpt = None,
+        rules: _rules.RulesOpt = None,
         soft_fail: _ci.SoftFailOpt = False,
         quiet: _ci.QuietOpt = False,
         no_color: _ci.NoColorOpt = False,
@@ -629,6 +690,8 @@ def register(app: typer.Typer) -> None:
         allow_http: Annotated[
             bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
         ] = False,
+        _no_cache: NoCache = False,
+        _cache_dir: CacheDir = None,
     ) -> None:
         """Judge a deployment before it happens (every plan rule): plan files, ARM templates with
         their parameters, Bicep-compiled JSON, Terraform configurations and plans, or folders of
@@ -663,6 +726,9 @@ def register(app: typer.Typer) -> None:
             max_findings=max_findings,
             fail_on_unknown=fail_on_unknown,
             require_complete=require_complete,
+            frameworks=framework,
+            ruleset=ruleset,
+            rule_packs=rules,
         )
         history_file = _history.start(history, options)
         read = read_deployment(
@@ -680,9 +746,9 @@ def register(app: typer.Typer) -> None:
             _check_appliable(loaded, paths)
         before = None
         if estate is not None:
-            from auditor.sources import load_estate
+            from auditor.cli._estate import read_estate
 
-            before = load_estate(estate)
+            before = read_estate(estate, warn=False, config=config)
         result = gate_plan(
             loaded, options, skipped=read.skipped, warnings=read.warnings, estate=before
         )
@@ -704,28 +770,44 @@ def register(app: typer.Typer) -> None:
             str, typer.Option("--format", metavar="table|json", help="Output format.")
         ] = "table",
         config: ConfigOpt = None,
+        framework: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--framework",
+                metavar="NAME",
+                help="Show this framework's controls and the rules mapped to each; repeatable.",
+            ),
+        ] = None,
+        rules: _rules.RulesOpt = None,
     ) -> None:
         """List every rule (id, severity, where it runs, resource type, title) and every setting
-        with its default (and its configured value with --config or a found configuration file)."""
-        from auditor.audit.packs import jsonable, shipped_catalogue
+        with its default (and its configured value with --config or a found configuration file),
+        after the catalogue's version; with --framework, the framework's controls and rules."""
+        from auditor.audit.packs import jsonable
         from auditor.audit.runner import rule_catalogue_json
         from auditor.audit.settings import load_config
 
         if fmt not in ("table", "json"):
             raise InputError(f"expected table or json, found {fmt!r}", source="--format")
-        catalogue = shipped_catalogue()
+        catalogue = _rules.load(rules, config)
         cfg = load_config(os.fspath(config) if config is not None else None, catalogue.settings)
         doc = rule_catalogue_json(catalogue, cfg.settings)
         for name, value in cfg.settings.items():
             doc["settings"][name]["value"] = jsonable(value)
         for entry in doc["settings"].values():
             entry.setdefault("value", entry["default"])
+        _frameworks.annotate(doc, catalogue, framework, _rules.rule_pack_dirs(rules, config))
         if fmt == "json":
             import json
 
             sys.stdout.write(json.dumps(doc, indent=2) + "\n")
             return
+        _frameworks.header(doc)
+        if framework:
+            _frameworks.controls_table(doc)
+            return
         _rules_table(doc)
+        _frameworks.footer(doc)
 
     @rules_app.command("show")
     def rules_show(
@@ -733,15 +815,16 @@ def register(app: typer.Typer) -> None:
         fmt: Annotated[
             str, typer.Option("--format", metavar="text|json", help="Output format.")
         ] = "text",
+        rules: _rules.RulesOpt = None,
+        config: ConfigOpt = None,
     ) -> None:
         """Show one rule: what it checks, how to fix it, its settings with their defaults, its
         references and its documentation page."""
-        from auditor.audit.packs import shipped_catalogue
         from auditor.audit.rule_docs import find_rule, rule_doc, rule_text
 
         if fmt not in ("text", "json"):
             raise InputError(f"expected text or json, found {fmt!r}", source="--format")
-        catalogue = shipped_catalogue()
+        catalogue = _rules.load(rules, config, examples=True)
         rule = find_rule(rule_id, catalogue)
         if rule is None:
             raise InputError(
@@ -768,6 +851,8 @@ def register(app: typer.Typer) -> None:
         written = write_rule_docs(out)
         sys.stderr.write(f"wrote {len(written)} pages to {out}\n")
 
+    _frameworks.register(rules_app)
+    _rules.register(rules_app)
     del audit, gate, rules_list, rules_show, rules_docs
     app.add_typer(rules_app, name="rules")
 

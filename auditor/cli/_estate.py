@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from auditor.cli._cache import CacheDir, NoCache
+
 if TYPE_CHECKING:
     from auditor.estate.snapshot import Snapshot
 
@@ -38,15 +40,26 @@ class ImportFormat(StrEnum):
 
 
 def read_estate(
-    path: str | os.PathLike[str], *, warn: bool = True, snapshot_only: bool = False
+    path: str | os.PathLike[str],
+    *,
+    warn: bool = True,
+    snapshot_only: bool = False,
+    config: str | os.PathLike[str] | None = None,
 ) -> Snapshot:
     """The estate a ``--snapshot`` (or ``--directory``) option names: a snapshot file, or any
     export auditor recognises (:func:`auditor.sources.load_estate`). With ``warn`` the warnings
-    (unknown top-level keys, what an import skipped or merged) go to standard error."""
+    (unknown top-level keys, what an import skipped or merged) go to standard error. A large
+    snapshot file goes through the persistent cache unless the command says otherwise
+    (:mod:`auditor.cli._cache`; ``config``: the command's ``--config``)."""
+    from auditor.cli._cache import estate_cache
     from auditor.inert import inert
     from auditor.sources import load_estate
 
-    snapshot = load_estate(path, snapshot_only=snapshot_only)
+    cache = estate_cache(path, config)
+    if cache is None:
+        snapshot = load_estate(path, snapshot_only=snapshot_only)
+    else:
+        snapshot = cache.load(path, lambda name: load_estate(name, snapshot_only=snapshot_only))
     if warn:
         for warning in snapshot.warnings:
             sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
@@ -243,6 +256,8 @@ def register(app: typer.Typer) -> None:
         output_format: Annotated[
             ShowFormat, typer.Option("--format", "-f", help="table (rich tables) or json.")
         ] = ShowFormat.table,
+        _no_cache: NoCache = False,
+        _cache_dir: CacheDir = None,
     ) -> None:
         """Count the records of a snapshot (or an export), per kind and per subscription."""
         print_summary(summarize_snapshot(read_estate(file)), output_format)

@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+from auditor.cli._cache import CacheDir, NoCache
+
 
 def register(app: typer.Typer) -> None:
     """Add the expression-language commands to ``app``."""
@@ -131,6 +133,8 @@ def query(
     output_format: Annotated[
         QueryFormat, typer.Option("--format", help="table or json.")
     ] = QueryFormat.TABLE,
+    _no_cache: NoCache = False,
+    _cache_dir: CacheDir = None,
 ) -> None:
     """List the records of a snapshot that match a filter (contracts section 5)."""
     from auditor.cli._estate import read_estate

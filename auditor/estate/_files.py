@@ -15,8 +15,9 @@ import mmap
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from auditor.errors import InputError
 
@@ -299,7 +300,7 @@ def _names_a_stream(name: str) -> bool:
 
 def write_atomic(
     path: str | os.PathLike[str],
-    data: bytes,
+    data: bytes | Iterable[bytes],
     *,
     overwrite: bool = False,
     what: str = "file",
@@ -313,6 +314,7 @@ def write_atomic(
     sandbox's ``--persist`` writes its own snapshot back), so no input is ever lost. Anything else that exists (``/dev/null``, a named
     pipe, a symbolic link to one) and a process's open file (``/dev/stdout``, ``/dev/fd/N``,
     ``/proc/...``) is written to in place and never replaced; a directory is refused.
+    ``data`` may be an iterable of parts, written one after another (a report streamed).
     """
     name = os.fspath(path)
     target = Path(name)
@@ -346,7 +348,7 @@ def write_atomic(
         raise InputError(f"cannot write the {what}: {exc.strerror}", source=name) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            _write_parts(fh, data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
@@ -360,7 +362,14 @@ def write_atomic(
         raise
 
 
-def _write_in_place(name: str, data: bytes, what: str) -> None:
+def _write_parts(fh: BinaryIO, data: bytes | Iterable[bytes]) -> None:
+    if isinstance(data, bytes | bytearray | memoryview):
+        fh.write(data)
+    else:
+        fh.writelines(data)
+
+
+def _write_in_place(name: str, data: bytes | Iterable[bytes], what: str) -> None:
     """Write to a device, a pipe or a stream that exists: opened for appending, never created nor
     truncated (``/dev/stdout`` redirected to a file keeps what was printed before)."""
     try:
@@ -371,7 +380,7 @@ def _write_in_place(name: str, data: bytes, what: str) -> None:
         raise InputError(f"cannot write the {what}: {exc.strerror}", source=name) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            _write_parts(fh, data)
     except BrokenPipeError:
         raise InputError(f"cannot write the {what}: its reader went away", source=name) from None
     except OSError as exc:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, NewType
 
 import msgspec
 
-from auditor.audit.findings import AuditResult, Finding, RuleInfo
+from auditor.audit.findings import AuditResult, Finding, Findings, RuleInfo, pass_counts
 
 if TYPE_CHECKING:
     from auditor.audit.runner import AuditOptions
@@ -197,6 +197,9 @@ def scan(findings: Sequence[Finding]) -> Scan:
     """Split the findings into judged ones and pass counts. A rule's findings are mostly next to
     each other (the runner lists passes last, rule by rule), so they are taken a rule at a time
     and a group of passes of one resource type is counted without looking at each."""
+    if isinstance(findings, Findings) and findings.passes_last:  # passes counted, never made
+        listed = [f for f in findings.listed if f.status != "pass"]
+        return Scan(listed, dict(pass_counts(findings)))
     judged: list[Finding] = []
     passes: Counter[tuple[str, str]] = Counter()
     status_of, type_of = attrgetter("status"), attrgetter("resourceType")

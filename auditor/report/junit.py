@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from auditor.audit.findings import Finding, RuleInfo
 from auditor.report._sanitize import clip, evidence_json, one_line, xml_text
+from auditor.report.controls import keys_by_rule
 
 if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult
@@ -44,8 +45,11 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
 
     root = ET.Element("testsuites", name=xml_text(f"auditor: {result.target}"))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    controls = keys_by_rule(result)
     for rule in rules:
-        suite = _suite(root, rule, by_rule.get(rule.id, {}), result.startedAt)
+        suite = _suite(
+            root, rule, by_rule.get(rule.id, {}), result.startedAt, controls.get(rule.id, ())
+        )
         for key in totals:
             totals[key] += int(suite.get(key, "0"))
     for incomplete in result.incomplete:
@@ -83,7 +87,11 @@ def _cases(resources: dict[str, list[Finding]]) -> Iterator[tuple[str, Finding]]
 
 
 def _suite(
-    root: ET.Element, rule: RuleInfo, resources: dict[str, list[Finding]], timestamp: str
+    root: ET.Element,
+    rule: RuleInfo,
+    resources: dict[str, list[Finding]],
+    timestamp: str,
+    controls: Sequence[str] = (),
 ) -> ET.Element:
     suite = ET.SubElement(root, "testsuite", name=xml_text(f"{rule.id}: {one_line(rule.title)}"))
     props = ET.SubElement(suite, "properties")
@@ -92,6 +100,7 @@ def _suite(
         ("severity", rule.severity),
         ("resourceType", rule.resourceType),
         ("references", "; ".join(rule.references)),
+        *((("controls", "; ".join(controls)),) if controls else ()),  # mcsb:PA-1; cis:5.27
     ):
         ET.SubElement(props, "property", name=name, value=xml_text(value))
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from auditor.audit.findings import SEVERITIES, SEVERITY_RANK, Finding
 from auditor.audit.names import describe
 from auditor.report._sanitize import md_code, md_text
+from auditor.report.controls import control_table
 from auditor.report.trends import markdown_since_last
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def render(result: AuditResult, options: RenderOptions) -> bytes:
                 f"{md_code(where, 120) if where else ''} | {md_text(f.message, 300)} |"
             )
         out.append("")
+    out.extend(control_table(result))
     out.extend(_coverage(result))
 
     head = "\n".join(out)

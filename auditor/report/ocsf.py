@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from auditor.report.controls import keys_by_rule
 
 if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult, Finding
@@ -53,8 +56,14 @@ def _subscription(resource_id: str) -> str | None:
     return None
 
 
-def event(finding: Finding, result: AuditResult, time_ms: int) -> dict[str, Any]:
-    """The Detection Finding event of one finding."""
+def event(
+    finding: Finding,
+    result: AuditResult,
+    time_ms: int,
+    controls: Mapping[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """The Detection Finding event of one finding (``controls``: :func:`keys_by_rule` of the
+    result, computed once by :func:`events`)."""
     from auditor.audit.rule_docs import rule_page_url
 
     severity_id = SEVERITY_ID.get(finding.severity, 0)
@@ -93,6 +102,9 @@ def event(finding: Finding, result: AuditResult, time_ms: int) -> dict[str, Any]
         "status": finding.status.upper(),
         "standards": references,
     }
+    requirements = (controls if controls is not None else keys_by_rule(result)).get(finding.ruleId)
+    if requirements:  # the framework controls the rule answers (mcsb:PA-1)
+        compliance["requirements"] = requirements
     if finding.waiver is not None:
         compliance["waiver"] = finding.waiver.to_json()
     out: dict[str, Any] = {
@@ -145,7 +157,8 @@ def event(finding: Finding, result: AuditResult, time_ms: int) -> dict[str, Any]
 def events(result: AuditResult) -> list[dict[str, Any]]:
     """Every event of the result, in the findings' order (passes are not events)."""
     time_ms = _epoch_ms(result.finishedAt or result.startedAt)
-    return [event(f, result, time_ms) for f in result.findings if f.status in STATUS_ID]
+    controls = keys_by_rule(result)
+    return [event(f, result, time_ms, controls) for f in result.judged if f.status in STATUS_ID]
 
 
 def render(result: AuditResult, options: RenderOptions) -> bytes:

@@ -33,14 +33,16 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from auditor.audit.findings import SEVERITY_RANK, Finding, RuleInfo
+from auditor.audit.findings import SEVERITY_RANK, Finding, Findings, RuleInfo
 from auditor.inert import inert_json
 from auditor.report._locate import SourceLines, parse_json_path
 from auditor.report._sanitize import clip, is_url, one_line, xml_text
+from auditor.report.controls import keys_by_rule
 
 if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult
@@ -91,7 +93,7 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     rules = _all_rules(result)
     rule_index = {r.id: i for i, r in enumerate(rules)}
 
-    reported = [f for f in result.findings if f.status != "pass"]  # unknown ones included
+    reported = result.judged  # unknown ones included; passes are never made
     reported.sort(key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), _status_order(f.status)))
     limit = max(0, options.sarif_max_results)
     dropped = max(0, len(reported) - limit)
@@ -143,7 +145,7 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
                 "name": "auditor",
                 "semanticVersion": result.toolVersion,
                 "version": result.toolVersion,
-                "rules": [_rule(r) for r in rules],
+                "rules": [_rule(r, keys_by_rule(result).get(r.id, ())) for r in rules],
             }
         },
         "automationDetails": {"id": f"auditor/{result.targetKind}/"},
@@ -160,11 +162,24 @@ def _status_order(status: str) -> int:
     return {"fail": 0, "unknown": 1, "baselined": 2, "waived": 3}.get(status, 4)
 
 
+def _first_of_each(findings: Iterable[Finding], known: set[str]) -> Iterator[Finding]:
+    """The findings, but of each block of passes only the first, and only when its rule is not
+    ``known`` (enough to name the rule)."""
+    if not isinstance(findings, Findings):
+        yield from findings
+        return
+    for segment in findings.segments():
+        if isinstance(segment, list):
+            yield from segment
+        elif segment.ruleId not in known:
+            yield next(iter(segment))
+
+
 def _all_rules(result: AuditResult) -> list[RuleInfo]:
     """The catalogue's rules plus any rule a finding names that the catalogue lacks."""
     rules = list(result.rules)
     known = {r.id for r in rules}
-    for f in result.findings:
+    for f in _first_of_each(result.findings, known):
         if f.ruleId not in known:
             known.add(f.ruleId)
             rules.append(
@@ -186,7 +201,7 @@ def _pascal(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words) or "Rule"
 
 
-def _rule(rule: RuleInfo) -> dict[str, Any]:
+def _rule(rule: RuleInfo, controls: Sequence[str] = ()) -> dict[str, Any]:
     title = one_line(xml_text(rule.title)) or rule.id
     description = one_line(xml_text(rule.description)) or title
     remediation = xml_text(rule.remediation).strip()
@@ -202,6 +217,7 @@ def _rule(rule: RuleInfo) -> dict[str, Any]:
     if rule.resourceType:
         tags.append(rule.resourceType)
     tags.extend(f"runs-on/{k}" for k in rule.runsOn)
+    tags.extend(controls)  # the framework controls the rule answers (mcsb:PA-1)
     tags.extend(f"external/{_tag(r)}" for r in refs)
     tags = list(dict.fromkeys(t for t in tags if t))[:MAX_TAGS]
     out: dict[str, Any] = {

@@ -14,7 +14,7 @@ colour, move, retitle or reorder the terminal, nor forge a line of the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from auditor.audit.findings import (
@@ -27,6 +27,7 @@ from auditor.audit.findings import (
 from auditor.audit.names import describe
 from auditor.inert import inert
 from auditor.report._locate import SourceLines
+from auditor.report.controls import compact_line, control_lines
 
 if TYPE_CHECKING:
     from auditor.report import RenderOptions
@@ -89,7 +90,7 @@ def _waiver_line(w: WaiverInfo) -> str:
 
 def _groups(result: AuditResult) -> list[tuple[str, list[Finding]]]:
     by_status: dict[str, list[Finding]] = {"fail": [], "unknown": [], "waived": [], "baselined": []}
-    for f in result.findings:
+    for f in result.judged:  # passes are counted in the summary, never made
         if f.status in by_status:
             by_status[f.status].append(f)
     return [
@@ -106,7 +107,7 @@ def _places(result: AuditResult) -> Callable[[Finding], str]:
     template's, or found by the JSON path in the plan file), else ``file (address)``, else ""."""
     lines: SourceLines | None = None
     if result.targetKind == "plan":
-        in_plan = [f for f in result.findings if f.status != "pass" and f.source == result.target]
+        in_plan = [f for f in result.judged if f.source == result.target]
         lines = SourceLines(in_plan, lambda f: f.source)
 
     def place(f: Finding) -> str:
@@ -204,6 +205,29 @@ def _header(result: AuditResult) -> str:
 
 
 def render_plain(result: AuditResult) -> str:
+    return "".join(_plain_parts(result))
+
+
+def _plain_parts(result: AuditResult) -> Iterator[str]:
+    """``"\n".join(lines).rstrip("\n") + "\n"`` of :func:`_plain_lines`, a few thousand lines at
+    a time (a large estate's report is tens of megabytes)."""
+    held: list[str] = []  # lines not written yet: the end is stripped of its newlines
+    batch: list[str] = []
+    for line in _plain_lines(result):
+        if line.strip("\n"):
+            batch.extend(held)
+            held = [line]
+            if len(batch) >= 4_096:
+                yield "\n".join(batch) + "\n"
+                batch = []
+        else:
+            held.append(line)
+    if held:
+        batch.append(held[0].rstrip("\n"))
+    yield "\n".join(batch) + "\n"
+
+
+def _plain_lines(result: AuditResult) -> Iterator[str]:
     lines = [_header(result), _summary_line(result), _verdict(result), ""]
     place = _places(result)
     for title, items in _groups(result):
@@ -211,6 +235,9 @@ def render_plain(result: AuditResult) -> str:
             continue
         lines.append(f"{title} ({len(items)}):")
         for f in items:
+            if len(lines) >= 4_096:
+                yield from lines
+                lines.clear()
             where = place(f)
             lines.append(
                 f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}"
@@ -236,17 +263,19 @@ def render_plain(result: AuditResult) -> str:
         lines.append(f"{note_title} ({len(notes)}):")
         lines.extend(f"  {item}" for item in notes)
         lines.append("")
+    lines.extend([*control_lines(result), ""] if result.controls else [])
     coverage = _coverage(result)
     if coverage:
         lines.extend([*coverage, ""])
-    return "\n".join(lines).rstrip("\n") + "\n"
+    yield from lines
 
 
 def render_compact(result: AuditResult) -> str:
     """The header, the counts, the verdict and one line per rule with failing findings."""
     lines = [_header(result), _summary_line(result), _verdict(result)]
     per_rule: dict[str, list[Finding]] = {}
-    for f in result.findings:
+    judged = result.judged
+    for f in judged:
         if f.status == "fail":
             per_rule.setdefault(f.ruleId, []).append(f)
     if per_rule:
@@ -261,7 +290,7 @@ def render_compact(result: AuditResult) -> str:
                 f"{_m(items[0].title)}"
             )
     unknown: dict[str, int] = {}
-    for f in result.findings:
+    for f in judged:
         if f.status == "unknown":
             unknown[f.ruleId] = unknown.get(f.ruleId, 0) + 1
     if unknown:
@@ -274,13 +303,22 @@ def render_compact(result: AuditResult) -> str:
         lines.append(f"{note_title}: {len(notes)}")
     if result.coverage.incompleteRules:
         lines.append(f"Rules that lacked an input: {len(result.coverage.incompleteRules)}")
+    lines.extend(line for line in [compact_line(result)] if line)
     return "\n".join(lines) + "\n"
 
 
 def render(result: AuditResult, options: RenderOptions) -> bytes:
     """Plain text (for files, pipes and CI logs); ``options.compact`` for the summary only."""
-    text = render_compact(result) if options.compact else render_plain(result)
-    return text.encode("utf-8")
+    return b"".join(chunks(result, options))
+
+
+def chunks(result: AuditResult, options: RenderOptions | None = None) -> Iterator[bytes]:
+    """:func:`render`'s bytes a few thousand lines at a time."""
+    if options is not None and options.compact:
+        yield render_compact(result).encode("utf-8")
+        return
+    for part in _plain_parts(result):
+        yield part.encode("utf-8")
 
 
 def _rows(
@@ -336,5 +374,5 @@ def print_rich(result: AuditResult, console: Any) -> None:
         console.print(Text(f"{title} ({len(notes)}):", style="bold"))
         for note in notes:
             console.print(f"  {note}", markup=False, highlight=False)
-    for line in _coverage(result):
+    for line in [*control_lines(result), *_coverage(result)]:
         console.print(line, markup=False, highlight=False)

@@ -53,7 +53,7 @@ class PassMany:
     rule's pass message should read only settings (it is rendered once)."""
 
     resource_type: str
-    items: list[tuple[str, str | None]]
+    items: Sequence[tuple[str, str | None]]
 
 
 @dataclass
