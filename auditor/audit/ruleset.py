@@ -14,24 +14,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from auditor._resources import data_dir
 from auditor.audit._yaml import MAX_BYTES, load_yaml
+from auditor.audit.frameworks import _Strict, _text
 from auditor.errors import InputError
 
 VERSION_FILE = Path("catalogue") / "version.yaml"
 """Where the version lives, under the shipped ``rules/`` folder."""
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _text(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise ValueError(f"expected a quoted string, found {value!r}")
-    return value
 
 
 class _Change(_Strict):

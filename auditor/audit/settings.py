@@ -139,14 +139,15 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -> AuditConfig:
-    """Read the configuration ``path`` (None: look it up; nothing found: all defaults).
-
-    ``known`` maps setting names to their :class:`~auditor.audit.packs.Setting` (for types).
-    """
+def _config_table(
+    path: str | os.PathLike[str] | None,
+) -> tuple[dict[str, Any], str, str] | None:
+    """The configuration file ``path`` (None: looked up from the current directory) read: its
+    table of auditor's keys (``[tool.auditor]`` in a pyproject.toml), the file's name and the
+    prefix its keys are named with in messages; None when there is no file."""
     file = Path(path) if path is not None else find_config()
     if file is None:
-        return AuditConfig()
+        return None
     where = str(file)
     data = _read_toml(where)
     prefix = ""
@@ -155,6 +156,18 @@ def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -
         section = tool.get("auditor") if isinstance(tool, dict) else None
         data = section if isinstance(section, dict) else {}
         prefix = "tool.auditor."
+    return data, where, prefix
+
+
+def load_config(path: str | os.PathLike[str] | None, known: Mapping[str, Any]) -> AuditConfig:
+    """Read the configuration ``path`` (None: look it up; nothing found: all defaults).
+
+    ``known`` maps setting names to their :class:`~auditor.audit.packs.Setting` (for types).
+    """
+    found = _config_table(path)
+    if found is None:
+        return AuditConfig()
+    data, where, prefix = found
     return parse_config(data, known, source=where, prefix=prefix)
 
 
@@ -315,17 +328,10 @@ def config_rule_packs(path: str | os.PathLike[str] | None) -> list[str]:
     """The folders of user rule packs the configuration file names (``rules = ["DIR", ...]``,
     relative to the file), read before the catalogue (whose settings the rest of the file sets):
     ``path``, or the file looked up from the current directory when None."""
-    file = Path(path) if path is not None else find_config()
-    if file is None:
+    found = _config_table(path)
+    if found is None:
         return []
-    where = str(file)
-    data = _read_toml(where)
-    prefix = ""
-    if file.name == PYPROJECT:
-        tool = data.get("tool")
-        section = tool.get("auditor") if isinstance(tool, dict) else None
-        data = section if isinstance(section, dict) else {}
-        prefix = "tool.auditor."
+    data, where, prefix = found
     value = data.get("rules")
     if not isinstance(value, list):
         return []
@@ -357,17 +363,10 @@ def cache_setting(path: str | os.PathLike[str] | None) -> str | bool | None:
     """The ``cache`` key of the configuration file ``path`` (None: the one looked up from the
     current directory): False (off), True (the default folder), a folder (relative to the file),
     or None when no file sets it. Only that key is read (commands without rules use it)."""
-    file = Path(path) if path is not None else find_config()
-    if file is None:
+    found = _config_table(path)
+    if found is None:
         return None
-    where = str(file)
-    data = _read_toml(where)
-    prefix = ""
-    if file.name == PYPROJECT:
-        tool = data.get("tool")
-        section = tool.get("auditor") if isinstance(tool, dict) else None
-        data = section if isinstance(section, dict) else {}
-        prefix = "tool.auditor."
+    data, where, prefix = found
     if "cache" not in data:
         return None
     return _cache_value(data["cache"], where, prefix + "cache")
