@@ -15,8 +15,9 @@ rule packs' predicates).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from auditor._lazy import lazy_exports
 from auditor.access.advice import request_warnings
 from auditor.access.decision import (
     AccessRequest,
@@ -180,12 +181,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditor.access' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"auditor.access.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)

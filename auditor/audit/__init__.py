@@ -9,7 +9,7 @@ Library entry points (imported lazily, so ``auditor.audit.findings`` stays light
 
 from __future__ import annotations
 
-from typing import Any
+from auditor._lazy import lazy_exports
 
 _LAZY = {
     "AuditOptions": "auditor.audit.runner",
@@ -30,10 +30,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditor.audit' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

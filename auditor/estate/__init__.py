@@ -6,8 +6,9 @@ cache of loaded snapshots (:class:`EstateCache`, :mod:`.cache`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from auditor._lazy import lazy_exports
 from auditor.estate._files import (
     check_utf8,
     open_input,
@@ -55,10 +56,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditor.estate' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _LAZY)

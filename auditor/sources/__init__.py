@@ -5,7 +5,9 @@ plan JSON), ``exports`` (API pages, vendor CLI outputs, HAR, VCR), and ``names``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from auditor._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from auditor.sources.deployment import DeploymentRequest, DeploymentSet, SourceRef
@@ -48,12 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'auditor.sources' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"auditor.sources.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)

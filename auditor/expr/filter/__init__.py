@@ -12,9 +12,9 @@ The grammar is ``grammar/filter.lark``; ``lark`` is imported when the first filt
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from auditor._lazy import lazy_exports
 from auditor.expr.errors import FilterSyntaxError
 from auditor.expr.filter.ast import (
     And,
@@ -82,13 +82,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 def parse_filter(text: str) -> Expr:
