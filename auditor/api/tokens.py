@@ -132,7 +132,7 @@ def from_azure_identity(scope: str = MANAGEMENT_SCOPE) -> TokenSource:
     """A token of ``azure-identity``'s ``DefaultAzureCredential`` (environment, workload or
     managed identity, the vendor CLI's sign-in, ...); the package is imported only here."""
     try:
-        from azure.identity import DefaultAzureCredential  # type: ignore[import-not-found,unused-ignore]
+        from azure.identity import DefaultAzureCredential  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         raise TokenError(
             f"--token-source azure-identity needs the azure-identity package: {INSTALL_AZURE}"
