@@ -6,8 +6,10 @@ formats it. Every value from the data is made inert or escaped by the caller's h
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from auditor.audit.names import describe
 from auditor.inert import inert
 from auditor.report._sanitize import md_code, md_text
 
@@ -33,6 +35,18 @@ def _counts(c: ControlResult) -> str:
     )
 
 
+def resource_label(resource_id: str, names: Mapping[str, str]) -> str:
+    """A failing resource as people read it: the names the snapshot holds for it and where it
+    is (``dom-dev (Sample Corp Dev › resource group rg-app)``, ``Sample Corp Prod › Alice as
+    Owner``), else its id."""
+    context = describe(resource_id, names)
+    if not context:
+        return resource_id
+    if names.get(resource_id.lower()):
+        return context  # (it ends with the resource's own name)
+    return f"{resource_id.rstrip('/').rsplit('/', 1)[-1]} ({context})"
+
+
 def control_lines(result: AuditResult) -> list[str]:
     """The text report's section (empty when the run has no control view)."""
     if not result.controls:
@@ -42,7 +56,10 @@ def control_lines(result: AuditResult) -> list[str]:
         lines.append(f"  [{c.status.upper()}] {inert(c.key)}  {inert(c.title, limit=200)}")
         lines.append(f"      rules {', '.join(c.rules)}; {_counts(c)}")
         if c.failingResources:
-            shown = [inert(r, limit=500) for r in c.failingResources[:TEXT_RESOURCES]]
+            shown = [
+                inert(resource_label(r, result.names), limit=500)
+                for r in c.failingResources[:TEXT_RESOURCES]
+            ]
             more = c.failingResourcesTotal - len(shown)
             lines.append(
                 "      failing: " + "; ".join(shown) + (f" (and {more} more)" if more else "")
@@ -79,7 +96,10 @@ def control_table(result: AuditResult) -> list[str]:
     if len(controls) > MARKDOWN_CONTROLS:
         controls = sorted(controls, key=lambda c: c.status != "fail")[:MARKDOWN_CONTROLS]
     for c in controls:
-        shown = [md_code(r, 120) for r in c.failingResources[:MARKDOWN_RESOURCES]]
+        shown = [
+            md_text(resource_label(r, result.names), 120)
+            for r in c.failingResources[:MARKDOWN_RESOURCES]
+        ]
         more = c.failingResourcesTotal - len(shown)
         resources = ", ".join(shown) + (f" and {more} more" if more else "")
         counts = c.counts
