@@ -18,7 +18,7 @@ import typer
 
 from auditor.cli import _ci, _frameworks, _history, _rules
 from auditor.cli._cache import CacheDir, NoCache
-from auditor.cli._collect import DeadlineOpt
+from auditor.cli._collect import DeadlineOpt, NamespaceOpt, TokenCommandOpt, TokenSourceOpt
 from auditor.cli._validate import base_url_option
 from auditor.errors import IncompleteError, InputError
 
@@ -321,7 +321,7 @@ def emit(
         sys.stderr.write(f"auditor: warning: {warning}\n")
     for fmt, path in outputs:
         if path is not None:
-            write(result, fmt, path, options)  # JSON and CSV streamed (every pass)
+            write(result, fmt, path, options)  # JSON, CSV and JUnit streamed (every pass)
             if not quiet:
                 sys.stderr.write(f"wrote {fmt} report to {path}\n")
         elif fmt == "text" and sys.stdout.isatty() and not compact:
@@ -366,6 +366,38 @@ def _ci_outputs(
     return outputs, (None if fail_on_none else fail_on)
 
 
+def _live_target(
+    snapshot: Path | None,
+    base_url: str | None,
+    deadline: float | None,
+    namespace: str,
+    token_command: str | None,
+    token_source: str,
+) -> str | None:
+    """The API to collect from (None: audit ``--snapshot``), the live options checked: the
+    options of ``collect`` (:mod:`auditor.cli._collect`), --namespace vendor meaning the vendor's
+    management API unless --base-url names another."""
+    from auditor.cli._collect import check_live_options, live_base_url
+
+    check_live_options(namespace, token_command, token_source)
+    if snapshot is not None:
+        if base_url is not None:
+            raise InputError("give exactly one of --snapshot FILE and --base-url URL")
+        given = (
+            ("--deadline", deadline is not None),
+            ("--namespace vendor", namespace != "seed"),
+            ("--token-command", token_command is not None),
+            ("--token-source", token_source != "env"),
+        )
+        for option, used in given:
+            if used:
+                raise InputError(f"{option} is only used with --base-url")
+        return None
+    if base_url is None and namespace != "vendor":
+        raise InputError("give exactly one of --snapshot FILE and --base-url URL")
+    return live_base_url(base_url, namespace)
+
+
 def _collect(
     base_url: str,
     subscriptions: list[str],
@@ -374,14 +406,19 @@ def _collect(
     directory: Path | None,
     allow_http: bool,
     deadline: float | None = None,
+    *,
+    namespace: str = "seed",
+    token_command: str | None = None,
+    token_source: str = "env",
 ) -> tuple[Any, list[str]]:
-    """The snapshot read from the API, and what could not be read."""
+    """The snapshot read from the API (the seed's or, with ``namespace`` vendor, the vendor's
+    names), and what could not be read. The bearer token comes as for ``collect``."""
     import asyncio
 
     from auditor.api import ClientSettings, DevToolingClient, ResourceManagerClient
     from auditor.api.collect import CollectResult
     from auditor.api.collect import collect as run_collect
-    from auditor.cli._collect import _check_url
+    from auditor.cli._collect import _check_url, live_credential
     from auditor.model.secrets import Secret
 
     _check_url(base_url, "--base-url", allow_http)
@@ -389,12 +426,7 @@ def _collect(
         raise InputError(
             "give the subscriptions to audit with --subscription ID", source="--base-url"
         )
-    token = os.environ.get(token_env)
-    if not token:
-        raise InputError(
-            f"the environment variable {token_env} is not set; put the bearer token there "
-            "(or name another variable with --token-env)"
-        )
+    credential = live_credential(token_command, token_source, token_env)
     api_token = os.environ.get(api_token_env)
     estate_directory = None
     if directory is not None:
@@ -404,7 +436,10 @@ def _collect(
     settings = ClientSettings(deadline=deadline)
 
     async def main() -> CollectResult:
-        async with ResourceManagerClient(base_url, Secret(token), settings) as api:
+        client = ResourceManagerClient(
+            base_url, credential, settings, namespace="vendor" if namespace == "vendor" else "seed"
+        )
+        async with client as api:
             if not api_token:
                 return await run_collect(api, subscriptions, directory=estate_directory)
             async with DevToolingClient(base_url, Secret(api_token), settings) as dev:
@@ -429,7 +464,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--base-url",
                 metavar="URL",
-                help="Collect the estate from the API.",
+                help="Collect the estate from the API (with --namespace vendor: "
+                "https://management.azure.com unless given).",
                 callback=base_url_option,
             ),
         ] = None,
@@ -505,17 +541,20 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--allow-http", help="Allow plain http to a remote host.")
         ] = False,
         deadline: DeadlineOpt = None,
+        namespace: NamespaceOpt = "seed",
+        token_command: TokenCommandOpt = None,
+        token_source: TokenSourceOpt = "env",
         _no_cache: NoCache = False,
         _cache_dir: CacheDir = None,
     ) -> None:
-        """Audit an estate (a snapshot file, or the live API) with every rule of the catalogue."""
+        """Audit an estate (a snapshot file, or the live API: --base-url, or the vendor's
+        management API with --namespace vendor) with every rule of the catalogue."""
         from auditor.audit.runner import audit_snapshot
         from auditor.cli._estate import read_estate
 
-        if (snapshot is None) == (base_url is None):
-            raise InputError("give exactly one of --snapshot FILE and --base-url URL")
-        if deadline is not None and base_url is None:
-            raise InputError("--deadline is only used with --base-url")
+        base_url = _live_target(
+            snapshot, base_url, deadline, namespace, token_command, token_source
+        )
         outputs, fail_on = _ci_outputs(
             output, fail_on, soft_fail=soft_fail, quiet=quiet, no_color=no_color
         )
@@ -556,6 +595,9 @@ def register(app: typer.Typer) -> None:
                 directory,
                 allow_http,
                 deadline,
+                namespace=namespace,
+                token_command=token_command,
+                token_source=token_source,
             )
             with stage("Auditing the collected estate"):
                 result = audit_snapshot(

@@ -52,6 +52,62 @@ MaxPagesOpt = Annotated[
         help="Pages of one listing, at most; a listing with more ends incomplete (exit 3).",
     ),
 ]
+NamespaceOpt = Annotated[
+    str,
+    typer.Option(
+        "--namespace",
+        metavar="seed|vendor",
+        help="'seed': the seed's paths (Cloud.*); 'vendor': the vendor's management API "
+        f"(Microsoft.* paths and api-versions; {VENDOR_BASE_URL} unless --base-url gives "
+        "another), its records mapped to the seed's names as `estate import` maps them.",
+    ),
+]
+TokenCommandOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--token-command",
+        metavar="CMD",
+        help="A command printing the bearer token (run without a shell), for example "
+        '"az account get-access-token --query accessToken -o tsv"; run again once if '
+        "the token expires during the collection. The token is never shown.",
+    ),
+]
+TokenSourceOpt = Annotated[
+    str,
+    typer.Option(
+        "--token-source",
+        metavar="env|azure-identity",
+        help="Where the bearer token comes from without --token-command: 'env' (the "
+        "variable of --token-env) or 'azure-identity' (DefaultAzureCredential; needs "
+        "auditor[azure]).",
+    ),
+]
+"""``--namespace``, ``--token-command`` and ``--token-source``: one definition for ``collect``
+and ``audit --base-url`` (checked by :func:`check_live_options`)."""
+
+
+def check_live_options(namespace: str, token_command: str | None, token_source: str) -> None:
+    """Exit 2 on a ``--namespace`` or ``--token-source`` that is not known, or both
+    ``--token-command`` and ``--token-source``."""
+    if namespace not in ("seed", "vendor"):
+        raise InputError("expected seed or vendor", source="--namespace")
+    if token_source not in TOKEN_SOURCES:
+        raise InputError(f"expected {' or '.join(TOKEN_SOURCES)}", source="--token-source")
+    if token_command is not None and token_source != "env":
+        raise InputError("give --token-command or --token-source, not both")
+
+
+def live_base_url(base_url: str | None, namespace: str) -> str:
+    """``--base-url``, or the vendor's management API under ``--namespace vendor``."""
+    if base_url is not None:
+        return base_url
+    if namespace != "vendor":
+        raise InputError(
+            "--base-url is needed (the vendor's API is the default of --namespace vendor only)"
+        )
+    return VENDOR_BASE_URL
+
+
 _WARNINGS_SHOWN = 20
 
 
@@ -88,34 +144,9 @@ def register(app: typer.Typer) -> None:
                 callback=base_url_option,
             ),
         ] = None,
-        namespace: Annotated[
-            str,
-            typer.Option(
-                "--namespace",
-                help="'seed': the seed's paths (Cloud.*); 'vendor': the vendor's management API "
-                "(Microsoft.* paths and api-versions), its records mapped to the seed's names as "
-                "`estate import` maps them.",
-            ),
-        ] = "seed",
-        token_command: Annotated[
-            str | None,
-            typer.Option(
-                "--token-command",
-                metavar="CMD",
-                help="A command printing the bearer token (run without a shell), for example "
-                '"az account get-access-token --query accessToken -o tsv"; run again once if '
-                "the token expires during the collection.",
-            ),
-        ] = None,
-        token_source: Annotated[
-            str,
-            typer.Option(
-                "--token-source",
-                help="Where the bearer token comes from without --token-command: 'env' (the "
-                "variable of --token-env) or 'azure-identity' (DefaultAzureCredential; needs "
-                "auditor[azure]).",
-            ),
-        ] = "env",
+        namespace: NamespaceOpt = "seed",
+        token_command: TokenCommandOpt = None,
+        token_source: TokenSourceOpt = "env",
         token_env: Annotated[
             str,
             typer.Option(
@@ -200,19 +231,8 @@ def register(app: typer.Typer) -> None:
 
         if role_assignments not in ("subscription", "provider"):
             raise InputError("expected subscription or provider", source="--role-assignments")
-        if namespace not in ("seed", "vendor"):
-            raise InputError("expected seed or vendor", source="--namespace")
-        if token_source not in TOKEN_SOURCES:
-            raise InputError(f"expected {' or '.join(TOKEN_SOURCES)}", source="--token-source")
-        if token_command is not None and token_source != "env":
-            raise InputError("give --token-command or --token-source, not both")
-        if base_url is None:
-            if namespace != "vendor":
-                raise InputError(
-                    "--base-url is needed (the vendor's API is the default of "
-                    "--namespace vendor only)"
-                )
-            base_url = VENDOR_BASE_URL
+        check_live_options(namespace, token_command, token_source)
+        base_url = live_base_url(base_url, namespace)
         _check_url(base_url, "--base-url", allow_http)
         dev_url = devtooling_url or base_url
         if devtooling_url:
@@ -221,7 +241,7 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 "the file exists already; choose another name or add --force", source=str(out)
             )
-        credential = _credential(token_command, token_source, token_env)
+        credential = live_credential(token_command, token_source, token_env)
         api_token = os.environ.get(api_token_env)
         estate_directory = None
         if directory is not None:
@@ -312,7 +332,7 @@ def register(app: typer.Typer) -> None:
     del collect
 
 
-def _credential(command: str | None, source: str, variable: str) -> Credential:
+def live_credential(command: str | None, source: str, variable: str) -> Credential:
     """The bearer credential: from ``--token-command``, azure-identity or the environment
     (the token is read now; a command's or azure-identity's is renewed once after a 401)."""
     from auditor.api.tokens import from_azure_identity, from_command, from_environment

@@ -106,9 +106,9 @@ def render(
     return data
 
 
-STREAMED: frozenset[str] = frozenset({"json", "csv", "text"})
-"""Formats written as a stream (:func:`stream`): JSON and CSV list every pass (a large estate has
-millions), the text every failing finding."""
+STREAMED: frozenset[str] = frozenset({"json", "csv", "junit", "text"})
+"""Formats written as a stream (:func:`stream`): JSON, CSV and JUnit list every pass (a large
+estate has millions), the text every failing finding."""
 
 
 def stream(result: AuditResult, fmt: str, options: RenderOptions | None = None) -> Iterable[bytes]:
