@@ -226,3 +226,17 @@ def test_a_resource_type_no_predicate_can_judge_is_an_input_error(
     assert "acme.yaml: line 3, resourceType" in err and "Cloud.EventRouting/domains" in err
     assert main(["rules", "lint", "policies"]) == 2
     assert "acme.yaml:3:1: resourceType 'Cloud.Compute/virtualMachines'" in capsys.readouterr().out
+
+
+def test_a_user_rule_may_name_no_reference_every_shipped_one_does(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = work / "policies" / "acme.yaml"
+    pack.write_text(PACK.replace("    references: [ACME policy 7]\n", ""), "utf-8")
+    assert main(["rules", "lint", "policies"]) == 0
+    assert main(["rules", "test", "policies"]) == 0
+    args = ["audit", "--snapshot", "estate.json", "--rules", "policies", "--check", "ACME-*"]
+    assert main([*args, "--fail-on", "none", "-o", "sarif=out.sarif"]) == 0
+    capsys.readouterr()
+    shipped = load_catalogue()
+    assert all(rule.info.references for rule in shipped.rules), "a shipped rule without reference"

@@ -96,7 +96,9 @@ class RuleSpec(_Strict):
     message: str
     passMessage: str
     remediation: str
-    references: list[str] = Field(min_length=1)
+    references: list[str] = Field(default_factory=list)
+    """Where the rule comes from (a benchmark control, the vendor's policy, a document): every
+    shipped rule names one (a test checks); a user's rule may name none."""
     examples: dict[ExampleStatus, list[Any]] = Field(default_factory=dict)
 
     @field_validator("requires")
