@@ -486,8 +486,12 @@ def _load_pack(
         _check_resource_type(spec.resourceType, where, text)
     checks = set(known_checks) if known_checks is not None else None
     rules: list[Rule] = []
+    positions: Any = None
     for index, r in enumerate(spec.rules):
         rule_line = lines.get(r.id, 0)
+        if not rule_line:  # (not in block style: ask the YAML's own positions)
+            positions = positions if positions is not None else yaml_positions(text)
+            rule_line = positions.line(("rules", index)) or 1
         here = f"line {rule_line}, rules[{index}] ({r.id})"
         if (r.predicate is None) == (r.check is None):
             raise InputError(

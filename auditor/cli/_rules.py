@@ -177,6 +177,12 @@ def register(rules_app: typer.Typer) -> None:
                 sys.stdout.write(inert_message(str(p)) + "\n")
             sys.stdout.write(f"{len(problems)} problem(s)\n" if problems else "no problems found\n")
         if problems:
+            # (the summary on standard error too, as every exit 2 says why there)
+            from auditor.inert import inert
+
+            files = sorted({p.file for p in problems})
+            where = inert(files[0]) if len(files) == 1 else f"{len(files)} rule pack files"
+            sys.stderr.write(f"auditor: error: {where}: {len(problems)} problem(s) found by lint\n")
             raise SystemExit(2)
 
     @rules_app.command("schema")

@@ -56,6 +56,10 @@ if TYPE_CHECKING:
 MAX_LENGTH = 16_384
 """Longest filter text accepted, in characters."""
 MAX_DEPTH = 64
+MAX_PATH_SEGMENTS = 32
+"""Segments of a member path (``properties/a/b``): the deepest real record is a few levels deep;
+a path of hundreds would make the compiled predicate's code (and Python's compiler) grow without
+bound."""
 """Deepest nesting of the AST accepted (a plain ``a eq 1 and b eq 2`` is 3 levels deep)."""
 MAX_NUMBER_LENGTH = 64
 """Longest number literal accepted, in characters."""
@@ -417,7 +421,14 @@ def _builder() -> Any:
 
         def member(self, c: list[Any]) -> Member:
             token = c[0]
-            return Member(tuple(token.split("/")), pos=token.start_pos)
+            segments = token.split("/")
+            if len(segments) > MAX_PATH_SEGMENTS:
+                raise _Semantic(
+                    f"a member path of {len(segments)} segments (at most {MAX_PATH_SEGMENTS})",
+                    token.start_pos,
+                    ["a shorter path such as properties/name"],
+                )
+            return Member(tuple(segments), pos=token.start_pos)
 
         def call(self, c: list[Any]) -> Call | Lambda:
             token = c[0]
@@ -474,6 +485,12 @@ def _collection(token: Any, segments: list[str]) -> Member:
             f"{segments[-1]}() needs a collection: name/{segments[-1]}(x: condition on x)",
             token.start_pos,
             ["a member path before it"],
+        )
+    if len(segments) - 1 > MAX_PATH_SEGMENTS:
+        raise _Semantic(
+            f"a member path of {len(segments) - 1} segments (at most {MAX_PATH_SEGMENTS})",
+            token.start_pos,
+            ["a shorter path such as properties/name"],
         )
     return Member(tuple(segments[:-1]), pos=token.start_pos)
 
