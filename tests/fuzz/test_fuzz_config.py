@@ -91,3 +91,44 @@ def test_damaged_configuration_bytes(
         input_name=name,
         secrets_in="messages",
     )
+
+
+def _second_wave_config() -> dict[str, Any]:
+    """The keys the second wave added: user rule pack folders, frameworks, the pinned rule set
+    and the cache (read by every command that loads a snapshot)."""
+    return {
+        "rules": ["policies"],
+        "framework": ["mcsb"],
+        "ruleset": "2026.11.0",
+        "cache": True,
+        "settings": {"acmeHomeRegion": "westeurope"},
+    }
+
+
+_PACK = b"""version: 1
+pack: acme
+resourceType: Cloud.EventRouting/domains
+rules:
+  - id: ACME-001
+    title: Home region
+    severity: low
+    runsOn: [estate]
+    description: A domain outside the home region.
+    predicate: "location eq @settings/acmeHomeRegion"
+    settings:
+      acmeHomeRegion: {type: string, default: westeurope, description: The home region.}
+    message: "{resourceName} is elsewhere."
+    passMessage: "{resourceName} is home."
+    remediation: Move it.
+"""
+
+
+@budget(quick=30)
+@given(
+    doc=mutated_documents(_second_wave_config(), extra=TOML_VALUES),
+    command=st.integers(0, 3),
+)
+def test_structured_second_wave_keys(doc: Any, command: int) -> None:
+    argv = ["estate", "show", ESTATE] if command == 3 else _argv(command, "auditor.toml", "found")
+    inputs = {**_inputs("auditor.toml", to_toml(doc).encode("utf-8")), "policies/a.yaml": _PACK}
+    run_and_check(argv, inputs=inputs, input_name="auditor.toml")
