@@ -206,9 +206,15 @@ def _expected_ids(service: Service) -> set[str]:
     return ids
 
 
-async def _collect(service: Service, devtooling: bool) -> Any:
+async def _collect(service: Service, devtooling: bool, namespace: str = "seed") -> Any:
     transport = httpx.MockTransport(_handler(service))
-    async with ResourceManagerClient(BASE, Secret(BEARER_TOKEN), FAST, transport=transport) as api:
+    async with ResourceManagerClient(
+        BASE,
+        Secret(BEARER_TOKEN),
+        FAST,
+        transport=transport,
+        namespace=namespace,
+    ) as api:
         if not devtooling:
             return await collect(api, [SUBSCRIPTION], collected_at=f"{AS_OF}T00:00:00Z")
         async with DevToolingClient(
@@ -220,11 +226,17 @@ async def _collect(service: Service, devtooling: bool) -> Any:
 
 
 @budget(quick=60)
-@given(service=services(), devtooling=st.booleans())
-def test_collect_library_on_hostile_pages(service: Service, devtooling: bool) -> None:
+@given(
+    service=services(),
+    devtooling=st.booleans(),
+    namespace=st.sampled_from(["seed", "seed", "vendor"]),
+)
+def test_collect_library_on_hostile_pages(
+    service: Service, devtooling: bool, namespace: str
+) -> None:
     def run() -> Any:
         try:
-            return asyncio.run(_collect(service, devtooling))
+            return asyncio.run(_collect(service, devtooling, namespace))
         except AuditorError as exc:
             return exc
         except Exception as exc:  # anything else escaping collect is a defect
