@@ -489,6 +489,26 @@ def test_deeply_nested_bodies_are_a_json_400(
         assert error["message"].startswith("The request content is invalid at properties.x.a.a")
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"location": "\xff\xfe"}',
+        b'{"location": "westeurope", "properties": {"a": "\xed\xa0\x80"}}',  # a surrogate
+        b'{"location": "westeurope", "tags": {"\xc3": "x"}}',
+    ],
+)
+def test_a_body_that_is_not_utf8_is_a_json_400(server: SandboxServer, body: bytes) -> None:
+    r = httpx.put(
+        f"{server.url}{RG2}{DOMAINS}/notutf8",
+        params={"api-version": V_DOMAIN},
+        content=body,
+        headers=AUTH,
+    )
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert error["code"] == "InvalidRequestContent" and "not valid UTF-8" in error["message"]
+
+
 def test_nesting_up_to_the_limit_is_accepted(server: SandboxServer) -> None:
     r = httpx.put(
         f"{server.url}{RG2}{DOMAINS}/deep64",

@@ -69,6 +69,8 @@ def decode_object(raw: bytes) -> dict[str, Any]:
         value = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise BodyError(f"the body is not valid JSON ({exc})") from None
+    except UnicodeDecodeError:  # (msgspec raises it for a string that is not UTF-8)
+        raise BodyError("the body is not valid UTF-8 (a string holds bytes that are not)") from None
     except RecursionError:
         raise BodyError(f"the body is nested more than {MAX_BODY_DEPTH} levels deep") from None
     if not isinstance(value, dict):
