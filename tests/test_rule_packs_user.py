@@ -240,3 +240,15 @@ def test_a_user_rule_may_name_no_reference_every_shipped_one_does(
     capsys.readouterr()
     shipped = load_catalogue()
     assert all(rule.info.references for rule in shipped.rules), "a shipped rule without reference"
+
+
+@pytest.mark.parametrize("command", [["rules", "lint", "policies"], ["rules", "test", "policies"]])
+def test_a_pipe_among_the_packs_is_refused_not_skipped(
+    work: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    import os
+
+    os.mkfifo(work / "policies" / "zz.yaml")  # read, it would block forever
+    assert main(command) == 2
+    out = capsys.readouterr()
+    assert "zz.yaml" in out.out + out.err and "named pipe" in out.out + out.err

@@ -695,7 +695,8 @@ def pack_files(folder: str | os.PathLike[str]) -> list[Path]:
         return [root]
     if not root.is_dir():
         raise InputError("no such folder of rule packs", source=str(folder))
-    files = sorted(p for p in root.iterdir() if p.suffix in PACK_SUFFIXES and p.is_file())
+    # (not only regular files: a pipe or a device named *.yaml is refused when read, not skipped)
+    files = sorted(p for p in root.iterdir() if p.suffix in PACK_SUFFIXES and not p.is_dir())
     if not files:
         raise InputError("no rule packs (*.yaml) found", source=str(folder))
     return files
