@@ -9,8 +9,9 @@ the directory lists nobody), never a value that reads as compliant.
 A million role assignments make a million rows, so role assignment rows are published in
 **facets**: each field belongs to one facet (the principal, the role, the scope's level, the
 condition, or the assignment itself), and :meth:`AssignmentRows.column` gives every assignment's key
-for a facet and :meth:`AssignmentRows.key_column` every assignment's key for one member path (its
-value when a scalar). A predicate is then evaluated once per distinct key of what it reads (the
+for a facet and :meth:`AssignmentRows.key_column` every assignment's key for one member path (a
+number per distinct value, lists and objects included, in an array of 1 or 2 bytes each when they
+are few). A predicate is then evaluated once per distinct key of what it reads (the
 principal's type, the role, the scope's level: a handful of combinations), not once per assignment
 (:meth:`AssignmentRows.fields_row`); :meth:`AssignmentRows.row` is the whole row of one assignment
 (for a failing finding's message and evidence).
@@ -35,6 +36,7 @@ Fields of a role assignment row, by facet:
 from __future__ import annotations
 
 import functools
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,6 +89,19 @@ ASSIGNMENT_FACETS: dict[str, str] = {
 }
 """The facet of each role assignment field (case-folded name)."""
 FACETS = ("type", "assignment", "principal", "role", "scopeLevel", "condition")
+_PRINCIPAL_FIELDS = {
+    name.casefold(): name
+    for name in (
+        "principalId",
+        "principalType",
+        "principalName",
+        "principal",
+        "guests",
+        "guestNames",
+        "membershipDepth",
+    )
+}
+"""The top-level principal fields, by case-folded name."""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -146,6 +161,7 @@ class AssignmentRows:
     _facets: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
     _guests: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
     _paths: dict[str, Any] = field(default_factory=dict)
+    _rows: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.engine.indexes.assignments)
@@ -170,12 +186,16 @@ class AssignmentRows:
         if facet == "scopeLevel":
             kind = functools.lru_cache(maxsize=None)(ScopeTree.kind)
             return [kind(e.scope) for e in entries]
+        # a key that is a pair is made once per distinct pair and shared by every assignment
+        # that has it (a million assignments to a few thousand principals: no million tuples)
+        shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+        share = shared.setdefault
         if facet == "principal":
             typed = {k for k, r in self._ix.directory.entries() if r.type}
             return [
                 e.principal
                 if e.principal in typed
-                else (e.principal, e.record.properties.principalType)
+                else share(pair := (e.principal, e.record.properties.principalType), pair)
                 for e in entries
             ]
         if facet == "condition":
@@ -183,7 +203,7 @@ class AssignmentRows:
             for e in entries:
                 p = e.record.properties
                 c, v = p.condition, p.conditionVersion
-                out.append(_NO_CONDITION_KEY if c is None and v is None else (c, v))
+                out.append(_NO_CONDITION_KEY if c is None and v is None else share((c, v), (c, v)))
             return out
         raise KeyError(facet)
 
@@ -191,8 +211,9 @@ class AssignmentRows:
 
     def key_column(self, path: str) -> Sequence[Any] | None:
         """Every assignment's key for the value at member ``path`` (``principal/enabled``): the
-        value itself when it is a scalar (so assignments agreeing on it share a key), else the key
-        of the field's facet; ``()`` when every assignment has the same (``type``, or a field role
+        facet's key when it gives the value itself, else a number per distinct value (a scalar, or
+        a list or object frozen: equal only when the values are equal), so assignments agreeing
+        on it share a key; ``()`` when every assignment has the same (``type``, or a field role
         assignments do not have); None for the assignment's own fields (every row differs). Made
         once per path."""
         folded = path.casefold()
@@ -208,14 +229,16 @@ class AssignmentRows:
         keys = self.column(facet)
         values: dict[Any, Any] = {}
         for key in set(keys):
-            value = _value_at(self._facet(facet, key, -1), parts)
-            if not isinstance(value, _SCALARS):
-                found = keys
-                break
-            values[key] = value
-        else:
-            same = all(k is v or k == v for k, v in values.items())
-            found = keys if same else list(map(values.__getitem__, keys))
+            value = self._facet_field(facet, key, parts)
+            values[key] = value if isinstance(value, _SCALARS) else _frozen(value)
+        if all(k is v or k == v for k, v in values.items()):
+            found = keys
+        else:  # a number per distinct value, in 1 or 2 bytes when they are few (not 8)
+            numbers: dict[Any, int] = {}
+            code = {key: numbers.setdefault(value, len(numbers)) for key, value in values.items()}
+            size = len(numbers)
+            typecode = "B" if size <= 1 << 8 else "H" if size <= 1 << 16 else "i"
+            found = array(typecode, map(code.__getitem__, keys))
         self._paths[folded] = found
         return found
 
@@ -232,10 +255,29 @@ class AssignmentRows:
 
     def row(self, index: int) -> dict[str, Any]:
         """The whole row of assignment ``index``."""
-        row: dict[str, Any] = {"type": ROLE_ASSIGNMENTS, **self._assignment(index)}
-        for facet in FACETS[2:]:
-            row.update(self._facet(facet, self.column(facet)[index], index))
-        return row
+        keys = tuple(self.column(facet)[index] for facet in FACETS[2:])
+        fields = self._rows.get(keys)
+        if fields is None:  # the fields of every facet but the assignment's, once per keys
+            fields = {}
+            for facet, key in zip(FACETS[2:], keys, strict=True):
+                fields.update(self._facet(facet, key, index))
+            self._rows[keys] = fields
+        return {"type": ROLE_ASSIGNMENTS, **self._assignment(index), **fields}
+
+    def keep(self, paths: Iterable[str]) -> None:
+        """Drop the keys and facets made so far that no member path of ``paths`` reads (they are
+        made again if read later: nothing changes but the memory held)."""
+        folded = {p.casefold() for p in paths}
+        facets = {ASSIGNMENT_FACETS.get(next(iter(p.lstrip("/").split("/")))) for p in folded}
+        for path in [p for p in self._paths if p not in folded]:
+            del self._paths[path]
+        for facet in [f for f in self._columns if f not in facets]:
+            del self._columns[facet]
+        for facet in [f for f in self._facets if f not in facets]:
+            del self._facets[facet]
+        if "principal" not in facets:
+            self._guests = None
+        self._rows.clear()
 
     def _facet(self, facet: str, key: Any, index: int) -> dict[str, Any]:
         if facet == "assignment":
@@ -280,31 +322,53 @@ class AssignmentRows:
         found = self._ix.catalogue.role(role)
         return None if found is None else (found.type or "").lower() == "builtinrole"
 
-    def _principal(self, key: str, given_type: str | None) -> dict[str, Any]:
+    def _principal(
+        self, key: str, given_type: str | None, only: str | None = None
+    ) -> dict[str, Any]:
+        """The principal fields of ``key``; with ``only`` (a case-folded name), that field alone
+        (what :meth:`key_column` reads of each of a million assignments' principals)."""
+        record = self._ix.directory.entry(key)
+        if only is not None:
+            name = _PRINCIPAL_FIELDS.get(only)
+            return {} if name is None else {name: self._field(key, given_type, record, name)}
+        return {n: self._field(key, given_type, record, n) for n in _PRINCIPAL_FIELDS.values()}
+
+    def _field(self, key: str, given_type: str | None, record: Any, name: str) -> Any:
+        """Principal field ``name`` of ``key`` (its directory ``record``, or None)."""
         directory = self._ix.directory
-        record = directory.entry(key)
-        typed = record is not None and record.type
-        kind = str(record.type) if typed and record is not None else given_type or "User"
-        guests = self._guests_of().get(key, [])
-        user_type = record.userType if record is not None else None
-        return {
-            "principalId": directory.display(key),
-            "principalType": kind,
-            "principalName": directory.name(key),
-            "principal": {
+        if name == "principalId":
+            return directory.display(key)
+        if name == "principalType":
+            typed = record is not None and record.type
+            return str(record.type) if typed and record is not None else given_type or "User"
+        if name == "principalName":
+            return directory.name(key)
+        if name == "principal":
+            user_type = record.userType if record is not None else None
+            return {
                 "inDirectory": (record is not None) if self.directory_listed else None,
                 "enabled": record.accountEnabled if record is not None else None,
                 "guest": (user_type or "").lower() == "guest" if record is not None else None,
                 "userType": user_type,
                 "displayName": directory.name(key),
-            },
-            "guests": [
+            }
+        guests = self._guests_of().get(key, [])
+        if name == "guests":
+            return [
                 {"id": directory.display(g), "displayName": directory.name(g), "via": list(via)}
                 for g, via in guests
-            ],
-            "guestNames": [_guest_name(directory, g, via) for g, via in guests],
-            "membershipDepth": max((len(via) - 1 for _, via in guests), default=None),
-        }
+            ]
+        if name == "guestNames":
+            return [_guest_name(directory, g, via) for g, via in guests]
+        return max((len(via) - 1 for _, via in guests), default=None)  # membershipDepth
+
+    def _facet_field(self, facet: str, key: Any, parts: Sequence[str]) -> Any:
+        """The value at case-folded ``parts`` of the facet ``facet`` of ``key``; of a principal
+        whose facet is not made yet, made from that one field."""
+        if facet == "principal" and key not in self._facets.get(facet, {}):
+            principal, given = key if isinstance(key, tuple) else (key, None)
+            return _value_at(self._principal(principal, given, parts[0]), parts)
+        return _value_at(self._facet(facet, key, -1), parts)
 
     def _guests_of(self) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
         """Principal key -> the guests holding its assignments: ``(guest key, membership path of
@@ -320,6 +384,16 @@ class AssignmentRows:
                     found[identity].append((key, path))
             self._guests = dict(found)
         return self._guests
+
+
+def _frozen(value: Any) -> Any:
+    """A list or object as a key equal only for equal values (of the same types): assignments
+    whose principals give the same (say, no guests) then share a verdict."""
+    if isinstance(value, dict):
+        return ("object", tuple((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return ("array", tuple(_frozen(v) for v in value))
+    return (value.__class__.__name__, value)
 
 
 def _guest_name(directory: Any, guest: str, via: tuple[str, ...]) -> str:
@@ -425,19 +499,20 @@ def subscription_rows(engine: AccessEngine) -> list[dict[str, Any]]:
     ix = engine.indexes
     types = {k: str(r.type).lower() for k, r in ix.directory.entries() if r.type}
     direct: dict[str, list[str]] = defaultdict(list)
-    sub_of: dict[str, str | None] = {}
+    sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown (once per scope)
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
     for entry in ix.assignments:
         sub = sub_of.get(entry.scope, "")
         if sub == "":
-            sub = sub_of[entry.scope] = subscription_of(entry.scope)
+            found = subscription_of(entry.scope)
+            sub = sub_of[entry.scope] = None if found is None else ix.scopes.display(found)
         if sub is None:
             continue
         kind = types.get(entry.principal)
         if kind is None:
             kind = (entry.record.properties.principalType or "User").lower()
         if kind == "user":
-            direct[ix.scopes.display(sub)].append(entry.id)
+            direct[sub].append(entry.record.id or "")
     rows: list[dict[str, Any]] = []
     for subs in engine.subscription_owners():
         ids = direct.get(subs.subscription, [])

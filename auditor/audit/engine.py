@@ -47,6 +47,7 @@ from auditor.audit.resources import (
     get_path,
     has_path,
     plan_resources,
+    release_access_rows,
     snapshot_resources,
     view_outcomes,
 )
@@ -290,13 +291,15 @@ class Engine:
         try:
             if budget is None or not budget.limited:
                 add = findings.append
-                for rule in rules:
+                for n, rule in enumerate(rules):
                     ran.append(rule)
                     started = time.perf_counter()
                     for part in self._rule_parts(rule):
                         add(part)
                     if timings is not None:
                         timings[rule.id] = time.perf_counter() - started
+                    if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
+                        release_access_rows(self.context, rules[n + 1 :])
             else:
                 self._run_within(rules, budget, evaluation, timings)
         finally:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ _MANAGEMENT_GROUP = re.compile(
 )
 _RESOURCE_GROUP = re.compile(r"/resourceGroups/([^/]+)", re.IGNORECASE)
 _ASSIGNMENT = "/providers/cloud.authorization/roleassignments/"
+_ID = attrgetter("id")
 
 
 def estate_names(snapshot: Snapshot, resource_ids: Iterable[str] = ()) -> dict[str, str]:
@@ -43,14 +46,22 @@ def estate_names(snapshot: Snapshot, resource_ids: Iterable[str] = ()) -> dict[s
         for key, role in role_catalogue(snapshot.roleDefinitions).items()
         if role.properties is not None and role.properties.roleName
     }
-    wanted = {rid.lower() for rid in resource_ids if _ASSIGNMENT in rid.lower()}
+    given = {rid for rid in resource_ids if _ASSIGNMENT in rid.lower()}
+    wanted = {rid.lower() for rid in given}
     assignments: dict[str, tuple[str, str]] = {}
     if wanted:
-        for ra in snapshot.roleAssignments:
-            key = ra.id.lower()
-            if key in wanted:
-                props = ra.properties
-                assignments[key] = (props.principalId.lower(), role_guid(props.roleDefinitionId))
+        records = snapshot.roleAssignments
+        # the ids findings show are the records' own: matched as given, in C; ids are distinct
+        # without case (merged on load), so this finds what a case-insensitive pass would
+        found = list(compress(records, map(given.__contains__, map(_ID, records))))
+        if {ra.id.lower() for ra in found} != wanted:  # an id given in another case
+            found = [ra for ra in records if ra.id.lower() in wanted]
+        for ra in found:
+            props = ra.properties
+            assignments[ra.id.lower()] = (
+                props.principalId.lower(),
+                role_guid(props.roleDefinitionId),
+            )
     people: dict[str, str] = {}
     for principal in snapshot.principals:
         if principal.displayName:

@@ -314,6 +314,20 @@ def _access_rows(ctx: CheckContext) -> _AccessRows:
     return found
 
 
+def release_access_rows(ctx: CheckContext, rules_left: Iterable[Rule]) -> None:
+    """Free what the access rows of the run hold that none of ``rules_left`` reads: all of them
+    when no rule left judges them, else the per-assignment keys and facets of the fields no rule
+    left reads (a million assignments make each a list of a million)."""
+    found: _AccessRows | None = ctx.cache.get("transient:accessRows")
+    if found is None:
+        return
+    left = [r for r in rules_left if r.predicate is not None and r.resource_type in VIEW_TYPES]
+    if not left:
+        del ctx.cache["transient:accessRows"]
+        return
+    found.assignments.keep(p for r in left for p in _read_paths(r))
+
+
 def _always(_doc: Any) -> bool:
     return True
 
@@ -364,7 +378,11 @@ def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]
     if bulk:
         if passed:
             items = rows.items
-            yield PassMany("Cloud.Authorization/roleAssignments", items.subset(passed))
+            if len(passed) == len(items) and items.indexes is None:  # every one, in order
+                items = Located(items.ids, items.section)
+            else:
+                items = items.subset(passed)
+            yield PassMany("Cloud.Authorization/roleAssignments", items)
     else:
         for index in passed:
             row = rows.assignments.row(index)

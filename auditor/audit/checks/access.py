@@ -14,6 +14,7 @@ Which resources each rule judges (the passes it reports), and the decisions take
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -224,10 +225,10 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
     for scope in deny_scopes:
         above_denies.update(ix.scopes.chain(scope))
     chain_hit: dict[str, bool] = {}
-    passes: list[int] = []
+    passes: array[int] = array("i")  # 4 bytes a pass, not a list of a million ints
     items = _pass_items(ctx)
     for index, entry in enumerate(ix.assignments):
-        d = dead.get(entry.id.lower())
+        d = dead.get(entry.id.lower()) if dead else None
         if d is not None:
             fields = _assignment_fields(ix, entry)
             yield _assignment_outcome(
