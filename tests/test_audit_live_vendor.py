@@ -15,33 +15,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 import typer
 
 from auditor.cli import app, main
-from auditor.estate.sample import sample_snapshot
-from auditor.estate.snapshot import Snapshot, dumps_snapshot, loads_snapshot
+from auditor.estate.snapshot import dumps_snapshot
 from auditor.sandbox import SandboxConfig, SandboxServer
+from tests.test_collect_vendor import ESTATE, SUBSCRIPTIONS  # the sample estate, its subscriptions
 
 TOKEN = "audit-live-token-4c1e9b"
 AS_OF = "2026-11-21"
-
-
-def _estate() -> Snapshot:
-    doc = msgspec.json.decode(dumps_snapshot(sample_snapshot()))
-    doc["collectedAt"] = "2026-01-01T00:00:00Z"
-    return loads_snapshot(msgspec.json.encode(doc), source="test estate")
-
-
-ESTATE = _estate()
-SUBSCRIPTIONS = sorted(
-    {
-        r.properties.scope.split("/")[2]
-        for r in ESTATE.roleAssignments
-        if r.properties.scope.lower().startswith("/subscriptions/")
-    }
-)
 
 
 def _server(namespace: str) -> SandboxServer:
