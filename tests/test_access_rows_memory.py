@@ -129,3 +129,23 @@ def test_names_find_role_assignments_by_id_as_given_and_in_another_case() -> Non
     names = estate_names(snapshot, [ra0, ra1.upper()])
     assert names[ra0.lower()] == "User 1 as Owner"
     assert names[ra1.lower()] == "User 2 as Owner"
+
+
+def test_a_run_within_a_budget_releases_rows_and_gives_the_same_findings() -> None:
+    import io
+
+    from auditor.audit.budget import Budget
+    from auditor.audit.runner import AuditOptions, audit_snapshot
+    from auditor.estate.generate import generate_estate
+
+    buffer = io.BytesIO()
+    generate_estate(1_500, seed=5, principals=200, deny_assignments=10, out=buffer, progress=False)
+    snapshot = loads_snapshot(buffer.getvalue(), source="generated")
+    options = {"as_of": dt.date(2026, 11, 21), "use_config": False}
+    free = audit_snapshot(snapshot, AuditOptions(**options))
+    budgeted = audit_snapshot(
+        snapshot,
+        AuditOptions(**options, budget=Budget(max_seconds=600, max_memory_mb=100_000)),
+    )
+    assert not budgeted.incomplete and budgeted.exit_code == free.exit_code
+    assert [f.to_json() for f in budgeted.findings] == [f.to_json() for f in free.findings]

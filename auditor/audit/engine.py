@@ -352,6 +352,8 @@ class Engine:
                     done += 1
                     if timings is not None:
                         timings[rule.id] = time.perf_counter() - started
+                    if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
+                        release_access_rows(self.context, rules[done:])
         except BudgetExceeded as exc:
             if done == len(rules):  # the interrupt came after the last rule: nothing is missing
                 return
