@@ -274,6 +274,23 @@ def test_plan_body_is_raw_in_memory_and_masked_in_dumps() -> None:
     assert "body" not in repr(request)
 
 
+def test_everything_below_a_secret_looking_key_is_hidden() -> None:
+    # found by the fuzz suite: a configuration group called "password" holding a list
+    body, _ = cluster_request(new_secret)
+    hidden = [new_secret() for _ in range(4)]
+    configurations = body["properties"]["clusterDefinition"]["configurations"]
+    configurations["password"] = [hidden[0], {"nested": hidden[1]}]
+    configurations["gateway"]["restAuthCredential.password"] = {"value": hidden[2]}
+    configurations["core-site"] = {"fs.azure.account.key.x": [hidden[3]], "plain": "shown"}
+    parsed = model.ClusterCreateRequest.model_validate(body)
+    dumped = json.dumps(parsed.to_wire())
+    assert not any(h in dumped for h in hidden) and "shown" in dumped
+    assert json.dumps(parsed.to_wire(reveal_secrets=True)).count(hidden[0]) == 1
+    request = model.PlanRequest.model_validate({"method": "PUT", "url": "/x", "body": body})
+    plan_dump = json.dumps(request.to_wire())
+    assert not any(h in plan_dump for h in hidden) and "shown" in plan_dump
+
+
 def test_secret_cannot_be_pickled_but_can_be_copied() -> None:
     value = new_secret()
     m = model.ApiToken.model_validate({"value": value})

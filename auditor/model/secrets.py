@@ -104,8 +104,9 @@ def reveal_value(value: Any) -> Any:
     return value.reveal() if isinstance(value, Secret) else value
 
 
-# Keys inside configuration maps whose values are secrets (compared case-insensitively).
-_SECRET_KEY = re.compile(r"(password|passwd|secret|(^|[._-])key$|token)", re.IGNORECASE)
+# Keys inside configuration maps whose values are secrets (compared case-insensitively): a
+# password, a secret, a token, a key (`storage.key`, `fs.azure.account.key.ACCOUNT.blob...`).
+_SECRET_KEY = re.compile(r"(password|passwd|secret|(^|[._-])key($|[._-])|token)", re.IGNORECASE)
 
 
 def is_secret_key(key: str) -> bool:
@@ -113,14 +114,15 @@ def is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEY.search(key))
 
 
-def _wrap_config_secrets(value: Any) -> Any:
+def _wrap_config_secrets(value: Any, secret: bool = False) -> Any:
+    """Every string under a secret-looking key made a :class:`Secret`, however deep below it
+    (``"password": ["..."]`` or ``{"password": {"value": "..."}}`` hide it as well)."""
     if isinstance(value, dict):
-        return {
-            k: (Secret(v) if isinstance(v, str) and is_secret_key(k) else _wrap_config_secrets(v))
-            for k, v in value.items()
-        }
+        return {k: _wrap_config_secrets(v, secret or is_secret_key(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [_wrap_config_secrets(v) for v in value]
+        return [_wrap_config_secrets(v, secret) for v in value]
+    if secret and isinstance(value, str):
+        return Secret(value)
     return value
 
 

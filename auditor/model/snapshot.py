@@ -46,7 +46,7 @@ def _mask_body(value: Any, reveal: bool, masked: bool = False) -> Any:
     if isinstance(value, Secret):
         return value.reveal() if reveal else MASK
     if isinstance(value, dict):
-        return {k: _mask_body(v, reveal, is_masked_body_key(k)) for k, v in value.items()}
+        return {k: _mask_body(v, reveal, masked or is_masked_body_key(k)) for k, v in value.items()}
     if isinstance(value, list):
         return [_mask_body(v, reveal, masked) for v in value]
     if masked and not reveal and isinstance(value, str):
