@@ -42,10 +42,8 @@ def user_cache_dir() -> Path | None:
     shared temporary folder)."""
     import os
 
-    if (
-        os.environ.get("AUDITOR_CACHE_DIR") is not None
-        and not os.environ["AUDITOR_CACHE_DIR"].strip()
-    ):
+    given = os.environ.get("AUDITOR_CACHE_DIR")
+    if given is not None and not given.strip():
         return None
     folder = cache_folder_path()
     try:

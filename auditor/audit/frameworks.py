@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from auditor._resources import data_dir
-from auditor.audit._yaml import MAX_BYTES, load_yaml
+from auditor.audit._yaml import read_yaml_file
 from auditor.audit.findings import Finding, judged_findings, pass_counts
 from auditor.errors import InputError
 
@@ -121,14 +121,8 @@ class Framework:
 def load_framework_file(path: Path, rule_ids: Iterable[str] | None = None) -> Framework:
     """One framework file, validated (every control has a title and rules; with ``rule_ids``,
     every rule it names exists); InputError naming the file and the control."""
-    from auditor.estate import read_input_text
-
     where = str(path)
-    document = load_yaml(
-        read_input_text(where, what="framework file", limit=MAX_BYTES),
-        source=where,
-        what="framework file",
-    )
+    document = read_yaml_file(where, what="framework file")
     try:
         spec = _FileSpec.model_validate(document)
     except ValidationError as exc:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator
 
 from auditor._resources import data_dir
-from auditor.audit._yaml import MAX_BYTES, load_yaml
+from auditor.audit._yaml import read_yaml_file
 from auditor.audit.frameworks import _Strict, _text
 from auditor.errors import InputError
 
@@ -84,15 +84,9 @@ class Ruleset:
 
 def load_ruleset(path: Path | None = None) -> Ruleset:
     """Read the version file (default: the shipped one); InputError naming the file and key."""
-    from auditor.estate import read_input_text
-
     file = path if path is not None else data_dir("rules") / VERSION_FILE
     where = str(file)
-    document = load_yaml(
-        read_input_text(where, what="catalogue version file", limit=MAX_BYTES),
-        source=where,
-        what="catalogue version file",
-    )
+    document = read_yaml_file(where, what="catalogue version file")
     try:
         spec = _VersionFile.model_validate(document)
     except ValidationError as exc:

@@ -25,7 +25,6 @@ import typer
 if TYPE_CHECKING:
     from auditor.estate.cache import EstateCache
 
-ENV_VAR = "AUDITOR_CACHE_DIR"
 
 _CHOICE: dict[str, Any] = {}
 """What the running command's options asked for (``off``, ``dir``); cleared when it ends."""
@@ -62,8 +61,8 @@ CacheDir = Annotated[
     typer.Option(
         "--cache-dir",
         metavar="DIR",
-        help=f"The cache of loaded snapshots (default: ${ENV_VAR}, the configuration's `cache`, "
-        "else ~/.cache/auditor).",
+        help="Cache loaded snapshots in DIR (the cache is off unless this or the configuration's "
+        "`cache` asks for it).",
         callback=_cache_dir_option,
         expose_value=False,
     ),
@@ -126,15 +125,11 @@ def estate_cache(
 def _cache_for_maintenance(directory: Path | None) -> EstateCache:
     from auditor.estate.cache import EstateCache, default_cache_directory
 
-    if directory is None:
-        env = os.environ.get(ENV_VAR)
-        if env:
-            directory = Path(env).expanduser()
-        else:
-            from auditor.audit.settings import cache_setting
+    if directory is None:  # the configured folder, else the user's (AUDITOR_CACHE_DIR moves it)
+        from auditor.audit.settings import cache_setting
 
-            setting = cache_setting(None)
-            directory = Path(setting) if isinstance(setting, str) else default_cache_directory()
+        setting = cache_setting(None)
+        directory = Path(setting) if isinstance(setting, str) else default_cache_directory()
     return EstateCache(directory.expanduser())
 
 
