@@ -594,6 +594,7 @@ def test_the_last_guard(
         raise exception
 
     monkeypatch.setattr(snapshot_module, "load_snapshot", broken)
+    monkeypatch.setattr("auditor.estate.light.LIGHT_LIMIT", 0)  # no reading around the loader
     assert main(["estate", "show", str(snapshot)]) == code
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and "NodePw" not in err
@@ -608,6 +609,7 @@ def test_the_last_guard_message(
         raise ValueError("NodePw-Secret-123!")
 
     monkeypatch.setattr(snapshot_module, "load_snapshot", broken)
+    monkeypatch.setattr("auditor.estate.light.LIGHT_LIMIT", 0)  # no reading around the loader
     assert main(["estate", "show", str(snapshot)]) == 70
     err = capsys.readouterr().err
     assert "internal error in `auditor estate show` (ValueError)" in err

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, TypeVar
 from auditor.access.operations import CONTROL_OPERATIONS, DATA_OPERATIONS, VERBS
 from auditor.access.scopes import ROOT, ScopeTree, scope_key
 from auditor.errors import clip
+from auditor.estate.light import resource_ids
 
 if TYPE_CHECKING:
     from auditor.access.catalogue import CompiledPermission
@@ -202,9 +203,7 @@ class Advisor:
                     sub = of(key)
                     if sub is not None:
                         found.add(sub)
-            snapshot = ix.snapshot
-            for resource in (*snapshot.clusters, *snapshot.domains, *snapshot.healthEvents):
-                rid = getattr(resource, "id", None)
+            for rid in resource_ids(ix.snapshot):  # no pydantic for a small snapshot
                 if isinstance(rid, str):
                     sub = of(scope_key(rid))
                     if sub is not None:

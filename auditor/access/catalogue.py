@@ -13,12 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from auditor.access._memo import make_room
 from auditor.access.conditions import Cond, make_cond
 from auditor.access.globs import compile_globs
-from auditor.estate.roles import role_catalogue, role_guid
-from auditor.model.access import RoleDefinition
+from auditor.estate.roles import engine_role_catalogue, role_guid
+
+if TYPE_CHECKING:
+    from auditor.estate.wire_records import RoleDefinitionRecord
+    from auditor.model.access import RoleDefinition
 
 __all__ = ["Catalogue", "CompiledPermission", "RoleEntry"]
 
@@ -95,7 +99,7 @@ class RoleEntry:
     name: str
     type: str | None
     permissions: tuple[CompiledPermission, ...]
-    definition: RoleDefinition = field(repr=False)
+    definition: RoleDefinition | RoleDefinitionRecord = field(repr=False)
 
 
 _NO_PERMS: tuple[CompiledPermission, ...] = ()
@@ -104,9 +108,9 @@ _NO_PERMS: tuple[CompiledPermission, ...] = ()
 class Catalogue:
     """Every role definition (built-ins replaced or extended by the snapshot's) by lower-case GUID."""
 
-    def __init__(self, custom: Iterable[RoleDefinition] = ()) -> None:
+    def __init__(self, custom: Iterable[RoleDefinition | RoleDefinitionRecord] = ()) -> None:
         self.roles: dict[str, RoleEntry] = {}
-        for guid, definition in role_catalogue(custom).items():
+        for guid, definition in engine_role_catalogue(custom).items():
             props = definition.properties
             perms = tuple(
                 CompiledPermission.build(

@@ -24,11 +24,34 @@ def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return compile_glob(tuple(p.lower() for p in patterns), Dialect.ACTION)
 
 
+class _OnFirstMatch:
+    """The regex of :func:`compile_globs`, compiled the first time it matches: a question looks at
+    few of the catalogue's patterns (the other plane's and the exclusions of roles that do not
+    grant the operation never), and compiling them all was a fifth of a question's start-up."""
+
+    __slots__ = ("_patterns", "_rx")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._patterns = patterns
+        self._rx: re.Pattern[str] | None = None
+
+    def fullmatch(self, operation: str) -> re.Match[str] | None:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = _compiled(self._patterns)
+            assert rx is not None  # patterns is not empty
+        return rx.fullmatch(operation)
+
+
 def compile_globs(patterns: Iterable[str]) -> re.Pattern[str] | None:
     """One regex matching (``fullmatch``, on the lower-cased operation) any of ``patterns``, in
     time linear in the operation whatever the patterns (:mod:`auditor.expr.glob`); None when there
-    are none. Identical pattern lists share one compiled regex."""
-    return _compiled(tuple(patterns))
+    are none. Identical pattern lists share one compiled regex, compiled when it first matches
+    (only ``fullmatch`` is offered)."""
+    key = tuple(patterns)
+    if not key:
+        return None
+    return _OnFirstMatch(key)  # type: ignore[return-value]  # the one method callers use
 
 
 def matches(pattern: str, operation: str) -> bool:

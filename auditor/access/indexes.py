@@ -19,10 +19,11 @@ from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, make_cond
 from auditor.access.directory import Directory
 from auditor.access.scopes import MG_PREFIX, ROOT, SUB_PREFIX, ScopeTree, scope_key
+from auditor.estate.light import role_definitions
 from auditor.estate.records import DenyAssignmentRecord, PrincipalRecord, RoleAssignmentRecord
 from auditor.estate.roles import role_guid
 from auditor.estate.snapshot import Snapshot
-from auditor.model.access import ALL_PRINCIPALS_ID
+from auditor.model.plain import ALL_PRINCIPALS_ID
 
 __all__ = [
     "AssignmentEntry",
@@ -265,7 +266,7 @@ class Indexes:
         self.snapshot = snapshot
         self.scopes = ScopeTree(snapshot.hierarchy)
         self.directory = Directory(snapshot.principals)
-        self.catalogue = Catalogue(snapshot.roleDefinitions)
+        self.catalogue = Catalogue(role_definitions(snapshot))  # no pydantic when it can
         self.assignments: list[AssignmentEntry] = []
         self.at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
         """Role assignments by scope key, then principal key."""

@@ -9,14 +9,16 @@ length only, whatever its type, and so is a string that looks like a secret wher
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from pydantic import ValidationError
 
 from auditor.errors import InputError, clip, is_secret_name, shown_name
 from auditor.errors import describe_value as _describe
-from auditor.model.secrets import is_secret_key
+from auditor.model.plain import is_secret_key
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _MSGSPEC = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _EXPECTED_GOT = re.compile(r"^Expected `(?P<exp>[^`]*)`, got `(?P<got>[^`]*)`")

@@ -13,11 +13,10 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
-from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from auditor.errors import InputError
 from auditor.estate import _errors
@@ -34,11 +33,6 @@ from auditor.estate.records import (
     intern_strings,
     string_sharer,
 )
-from auditor.model.access import RoleDefinition
-from auditor.model.cluster import Cluster
-from auditor.model.devtooling import DevTooling
-from auditor.model.domain import Domain
-from auditor.model.health import HealthEvent
 from auditor.model.unknown_fields import (
     drop_from_unknown,
     drop_secret_looking_extras,
@@ -46,6 +40,15 @@ from auditor.model.unknown_fields import (
     is_secret_looking_name,
     may_hold_secret_looking_name,
 )
+
+if TYPE_CHECKING:  # the wire models (pydantic) are imported when a small section is validated
+    from pydantic import TypeAdapter
+
+    from auditor.model.access import RoleDefinition
+    from auditor.model.cluster import Cluster
+    from auditor.model.devtooling import DevTooling
+    from auditor.model.domain import Domain
+    from auditor.model.health import HealthEvent
 
 SNAPSHOT_VERSION = 1
 
@@ -74,6 +77,14 @@ _MODEL_KEYS: dict[str, tuple[str, ...]] = {
 def _small_adapter(section: str) -> TypeAdapter[Any]:
     adapter = _SMALL_SECTIONS.get(section)
     if adapter is None:
+        from pydantic import ConfigDict, TypeAdapter
+
+        from auditor.model.access import RoleDefinition
+        from auditor.model.cluster import Cluster
+        from auditor.model.devtooling import DevTooling
+        from auditor.model.domain import Domain
+        from auditor.model.health import HealthEvent
+
         model: Any = {
             "roleDefinitions": list[RoleDefinition],
             "clusters": list[Cluster],
@@ -445,6 +456,8 @@ def _decode_bulk_keeping_unknown(
 
 
 def _decode_small(key: str, raw: msgspec.Raw, source: str) -> Any:
+    from pydantic import ValidationError
+
     try:
         return _small_adapter(key).validate_json(bytes(raw), strict=True)
     except ValidationError as exc:

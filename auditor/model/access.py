@@ -8,9 +8,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from auditor.model._base import WireModel
-
-ALL_PRINCIPALS_ID = "00000000-0000-0000-0000-000000000000"
-"""With type ``SystemDefined`` in a deny assignment's principals: every principal."""
+from auditor.model.plain import ALL_PRINCIPALS_ID as ALL_PRINCIPALS_ID
 
 
 class PrincipalType(StrEnum):

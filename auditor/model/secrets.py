@@ -14,6 +14,8 @@ from typing import Annotated, Any
 from pydantic import GetCoreSchemaHandler, PlainSerializer, SerializationInfo
 from pydantic_core import core_schema
 
+from auditor.model.plain import is_secret_key as is_secret_key
+
 MASK = "**********"
 
 # `<NAME>` as in the seed, or `${NAME}`: a reference to a secret held elsewhere, not a literal.
@@ -104,14 +106,8 @@ def reveal_value(value: Any) -> Any:
     return value.reveal() if isinstance(value, Secret) else value
 
 
-# Keys inside configuration maps whose values are secrets (compared case-insensitively): a
-# password, a secret, a token, a key (`storage.key`, `fs.azure.account.key.ACCOUNT.blob...`).
-_SECRET_KEY = re.compile(r"(password|passwd|secret|(^|[._-])key($|[._-])|token)", re.IGNORECASE)
-
-
-def is_secret_key(key: str) -> bool:
-    """True when a configuration key names a secret (``restAuthCredential.password``, ...)."""
-    return bool(_SECRET_KEY.search(key))
+# is_secret_key: keys inside configuration maps whose values are secrets (in auditor.model.plain,
+# which needs no pydantic)
 
 
 def _wrap_config_secrets(value: Any, secret: bool = False) -> Any:

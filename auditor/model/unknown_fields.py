@@ -25,8 +25,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from auditor.model._base import WireModel
-
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SECRET_WORDS = frozenset(
     {
@@ -142,6 +140,8 @@ def drop_secret_looking_extras(value: Any, path: str, found: list[str]) -> None:
     """Drop, in place, the unknown fields with secret-looking names from wire models in ``value`` (a
     model, or lists and maps of models) and from anything their unknown fields hold; append the JSON
     path of each dropped field to ``found``. Known fields are never dropped."""
+    from auditor.model._base import WireModel  # pydantic: only when there are models to look at
+
     if isinstance(value, WireModel):
         extra = value.__pydantic_extra__
         if extra:
