@@ -10,7 +10,8 @@ names that the estate does not know) with ``operations`` (the shipped operation 
 (what a change of the estate grants and takes away), ``plan_change`` (the estate after a plan's
 role and deny assignment requests, and what the gate's access-change rules judge in it),
 ``views`` (role assignments, role definitions, deny assignments and subscriptions as rows for the
-rule packs' predicates).
+rule packs' predicates), ``partial`` (one question answered from a cache entry of
+:mod:`auditor.estate.cache`, decoding only what it needs).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         delta_universe,
     )
     from auditor.access.gdpr import gdpr_export
+    from auditor.access.partial import PartialEstate, cache_tables
     from auditor.access.plan_change import (
         PlanAccessChange,
         apply_plan_to_estate,
@@ -101,6 +103,7 @@ _LAZY_MODULES = {
         "delta_universe",
     ),
     "gdpr": ("gdpr_export",),
+    "partial": ("PartialEstate", "cache_tables"),
     "plan_change": (
         "PlanAccessChange",
         "apply_plan_to_estate",
@@ -150,6 +153,7 @@ __all__ = [
     "Holding",
     "Indexes",
     "OwnerHolder",
+    "PartialEstate",
     "PlanAccessChange",
     "ResolvedPrincipal",
     "SubscriptionOwners",
@@ -161,6 +165,7 @@ __all__ = [
     "WhoResult",
     "access_delta",
     "apply_plan_to_estate",
+    "cache_tables",
     "condition_problems",
     "decide",
     "decide_batch",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from auditor.access import AccessEngine, Decision, ResolvedPrincipal, WhatResult, WhoResult
     from auditor.access.directory import Directory
+    from auditor.access.partial import PartialEstate
     from auditor.estate.snapshot import Snapshot
 
 _FORMATS = ("json", "text")
@@ -69,10 +70,91 @@ def _engine(path: str) -> AccessEngine:
         return AccessEngine.from_snapshot(read_estate(path))
 
 
-def _console() -> Console:
-    from rich.console import Console
+def _partial(path: str) -> PartialEstate | None:
+    """The cache entry of the snapshot ``path`` when the running command uses the cache and the
+    entry is sound and current (:mod:`auditor.access.partial`: one question is answered from the
+    few blocks it needs); None otherwise (the command loads the snapshot, writing the entry)."""
+    from auditor.cli._cache import estate_cache
 
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    cache = estate_cache(path)
+    opened = cache.open(path) if cache is not None else None
+    if opened is None:
+        return None
+    from auditor.access.partial import PartialEstate
+
+    try:
+        return PartialEstate(opened)
+    except InputError as exc:
+        opened.discard(exc.detail)
+        return None
+
+
+def _answering(partial: PartialEstate, engine: AccessEngine) -> AccessEngine:
+    """``engine``, once the loader's warnings about the snapshot are printed as
+    :func:`~auditor.cli._estate.read_estate` prints them."""
+    from auditor.inert import inert
+
+    for warning in partial.warnings:
+        sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
+    return engine
+
+
+class _Out:
+    """Where a text answer goes: rich on a terminal (or when colour is forced), else plain lines.
+
+    Both print the same characters: values inert and bounded (no escape sequence, control or bidi
+    character acts; :func:`~auditor.inert.inert` leaves no control character, so the marks around a
+    styled part below cannot come from a value), never read as markup or emoji codes, no wrapping;
+    only rich adds colour. The plain writer spares a question the import of rich (a fifth of its
+    start-up)."""
+
+    def __init__(self) -> None:
+        self._rich: Console | None = None
+        if _wants_rich():
+            from rich.console import Console
+
+            self._rich = Console(file=sys.stdout, highlight=False, soft_wrap=True)
+
+    @staticmethod
+    def value(value: object) -> str:
+        """A value from the estate (a name, an id, a reason), as it is to be printed."""
+        return inert(value, limit=TERMINAL_LIMIT)
+
+    def styled(self, style: str, text: str) -> str:
+        """``text`` in ``style`` (on rich only)."""
+        return text if self._rich is None else f"\x00{style}\x01{text}\x00"
+
+    def print(self, line: str) -> None:
+        if self._rich is None:
+            sys.stdout.write(line + "\n")
+            return
+        from rich.text import Text
+
+        text = Text()
+        for i, part in enumerate(line.split("\x00")):
+            if i % 2:
+                style, _, part = part.partition("\x01")
+                text.append(part, style=style)
+            else:
+                text.append(part)
+        self._rich.print(text)
+
+
+def _wants_rich() -> bool:
+    """Colour goes to a terminal, or wherever ``FORCE_COLOR`` (or ``TTY_COMPATIBLE=1``) asks for it
+    as rich reads them; ``NO_COLOR`` and a plain pipe get plain lines."""
+    import os
+
+    if os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE") == "1":
+        return True
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _console() -> _Out:
+    return _Out()
 
 
 def _check_format(value: str) -> str:
@@ -106,14 +188,6 @@ def _dump(obj: Any) -> str:
     return inert_json(json.dumps(obj, ensure_ascii=False))
 
 
-def _shown(value: object) -> str:
-    """A value from the estate (a name, an id, a reason) as rich markup that prints it inert and
-    bounded: no escape sequence, control or bidi character acts, no markup applies."""
-    from rich.markup import escape
-
-    return escape(inert(value, limit=TERMINAL_LIMIT))
-
-
 _STYLE = {
     "allowed": "bold green",
     "denied": "bold red",
@@ -123,29 +197,29 @@ _STYLE = {
 
 
 def _print_decision(
-    console: Console, decision: Decision, resolved: ResolvedPrincipal | None = None
+    console: _Out, decision: Decision, resolved: ResolvedPrincipal | None = None
 ) -> None:
     style = _STYLE.get(decision.decision, "bold")
     console.print(
-        f"[{style}]{decision.decision.upper()}[/{style}]  {_shown(decision.principalId)}  "
-        f"{_shown(decision.action)}  at  {_shown(decision.scope)}"
+        f"{console.styled(style, decision.decision.upper())}  {console.value(decision.principalId)}  "
+        f"{console.value(decision.action)}  at  {console.value(decision.scope)}"
     )
     if resolved is not None and resolved.matchedBy not in ("id", "unknownId"):
-        console.print(f"  principal: {_shown(resolved.describe())}")
-    console.print(f"  {_shown(decision.reason)}")
+        console.print(f"  principal: {console.value(resolved.describe())}")
+    console.print(f"  {console.value(decision.reason)}")
     for label, values in (
         ("granted by", decision.grantedBy),
         ("denied by", decision.deniedBy),
         ("conditions", decision.conditions),
     ):
         for value in values:
-            console.print(f"  {label}: {_shown(value)}")
+            console.print(f"  {label}: {console.value(value)}")
     _print_warnings(console, decision.warnings)
 
 
-def _print_warnings(console: Console, warnings: tuple[str, ...]) -> None:
+def _print_warnings(console: _Out, warnings: tuple[str, ...]) -> None:
     for warning in warnings:
-        console.print(f"  [bold yellow]warning:[/bold yellow] {_shown(warning)}")
+        console.print(f"  {console.styled('bold yellow', 'warning:')} {console.value(warning)}")
 
 
 def _strict(warnings: int, what: str, snapshot: str) -> None:
@@ -162,6 +236,32 @@ def _resolve(engine: AccessEngine, principal: str) -> ResolvedPrincipal:
     """The principal a person named (id, e-mail, UPN or display name); ambiguous or unknown
     names are input errors (see :mod:`auditor.access.principals`)."""
     return engine.resolve_principal(principal)
+
+
+def _checker(path: str, principal: str, scope: str) -> tuple[AccessEngine, ResolvedPrincipal]:
+    """The engine that answers one question about ``principal`` at ``scope`` (from the cache
+    entry when there is a sound one, else the whole snapshot) and the principal resolved."""
+    partial = _partial(path)
+    if partial is not None:
+        try:
+            resolved = partial.resolve(principal)
+            if resolved is not None:
+                return _answering(partial, partial.engine_for_check(resolved.id, scope)), resolved
+        except InputError as exc:  # a damaged block: the entry goes, the snapshot is loaded
+            partial.cached.discard(exc.detail)
+    engine = _engine(path)
+    return engine, _resolve(engine, principal)
+
+
+def _who_engine(path: str, scope: str) -> AccessEngine:
+    """The engine that answers who-can at ``scope`` (see :func:`_checker`)."""
+    partial = _partial(path)
+    if partial is not None:
+        try:
+            return _answering(partial, partial.engine_for_who(scope))
+        except InputError as exc:
+            partial.cached.discard(exc.detail)
+    return _engine(path)
 
 
 def _request_lines(path: str) -> Iterator[bytes]:
@@ -292,7 +392,6 @@ def register(app: typer.Typer) -> None:
                 raise InputError(
                     f"missing {', '.join(missing)} (or give a batch with --requests FILE.jsonl)"
                 )
-        engine = _engine(snapshot)
         if requests is None:
             assert principal and action and scope
             if not scope.startswith("/"):
@@ -300,7 +399,7 @@ def register(app: typer.Typer) -> None:
                     f'expected a scope starting with "/", found {scope!r}', source="--scope"
                 )
             attributes = dict(_attribute(a) for a in attribute) if attribute else None
-            resolved = _resolve(engine, principal)
+            engine, resolved = _checker(snapshot, principal, scope)
             request = AccessRequest(
                 principalId=resolved.id,
                 action=action,
@@ -317,6 +416,7 @@ def register(app: typer.Typer) -> None:
             if strict:
                 _strict(len(decision.warnings), "the answer", snapshot)
             return
+        engine = _engine(snapshot)
         source = "<stdin>" if requests == "-" else requests
         stream = read_request_lines(_request_lines(requests), source=source)
         # someone typing requests is answered line by line; files and pipes are decided a
@@ -358,7 +458,7 @@ def register(app: typer.Typer) -> None:
             raise InputError(
                 f'expected a scope starting with "/", found {scope!r}', source="--scope"
             )
-        result = _engine(snapshot).who(action, scope, data_action, warn=True)
+        result = _who_engine(snapshot, scope).who(action, scope, data_action, warn=True)
         if fmt == "json":
             typer.echo(_dump(result.to_wire()))
         else:
@@ -473,25 +573,29 @@ def _gdpr_subject(snapshot: Snapshot, principal: str) -> tuple[str, Directory]:
     return resolved.id, directory
 
 
-def _print_who(console: Console, result: WhoResult) -> None:
+def _print_who(console: _Out, result: WhoResult) -> None:
     kind = "data action" if result.dataAction else "action"
-    console.print(f"Who can perform {kind} {_shown(result.action)} at {_shown(result.scope)}")
+    console.print(
+        f"Who can perform {kind} {console.value(result.action)} at {console.value(result.scope)}"
+    )
     _print_warnings(console, result.warnings)
     for entry in result.entries:
         style = _STYLE.get(entry.decision, "bold")
         name = entry.displayName or entry.principalId
         console.print(
-            f"[{style}]{entry.decision.upper():11}[/{style}] {_shown(name)}  "
-            f"({_shown(entry.type or 'unknown type')}, {_shown(entry.principalId)})"
+            f"{console.styled(style, f'{entry.decision.upper():11}')} {console.value(name)}  "
+            f"({console.value(entry.type or 'unknown type')}, {console.value(entry.principalId)})"
         )
         for path in entry.paths:
             via = " directly"
             if len(path.via) > 1:
-                via = f" through {' → '.join(_shown(n) for n in path.viaNames[1:])}"
+                via = f" through {' → '.join(console.value(n) for n in path.viaNames[1:])}"
             cond = " (conditioned)" if path.condition else ""
-            console.print(f"    {_shown(path.roleName)} at {_shown(path.scope)}{via}{cond}")
+            console.print(
+                f"    {console.value(path.roleName)} at {console.value(path.scope)}{via}{cond}"
+            )
         for deny in entry.deniedBy:
-            console.print(f"    blocked by {_shown(deny)}")
+            console.print(f"    blocked by {console.value(deny)}")
     console.print(
         f"{len(result.allowed)} allowed, {len(result.conditional)} conditional, "
         f"{len(result.denied)} denied"
@@ -499,36 +603,36 @@ def _print_who(console: Console, result: WhoResult) -> None:
 
 
 def _print_what(
-    console: Console, result: WhatResult, resolved: ResolvedPrincipal | None = None
+    console: _Out, result: WhatResult, resolved: ResolvedPrincipal | None = None
 ) -> None:
-    where = f" at {_shown(result.scope)}" if result.scope else ""
-    console.print(f"What {_shown(result.principalId)} holds{where}")
+    where = f" at {console.value(result.scope)}" if result.scope else ""
+    console.print(f"What {console.value(result.principalId)} holds{where}")
     if resolved is not None and resolved.matchedBy not in ("id", "unknownId"):
-        console.print(f"  principal: {_shown(resolved.describe())}")
+        console.print(f"  principal: {console.value(resolved.describe())}")
     _print_warnings(console, result.warnings)
     groups = result.by_scope()
     if not groups:
         console.print("  no role assignments")
     for scope, holdings in groups.items():
-        console.print(f"[bold]{_shown(scope)}[/bold]")
+        console.print(console.styled("bold", console.value(scope)))
         for holding in holdings:
             via = ""
             if len(holding.via) > 1:
-                via = f" through {' → '.join(_shown(n) for n in holding.viaNames[1:])}"
+                via = f" through {' → '.join(console.value(n) for n in holding.viaNames[1:])}"
             cond = " (conditioned)" if holding.condition else ""
-            console.print(f"  {_shown(holding.roleName)}{via}{cond}")
+            console.print(f"  {console.value(holding.roleName)}{via}{cond}")
             for perm in holding.permissions:
                 for pattern in perm.patterns:
                     plane = "data" if pattern.dataAction else "control"
                     denied = ""
                     if pattern.deniedBy:
-                        denied = f" by {', '.join(_shown(d) for d in pattern.deniedBy)}"
+                        denied = f" by {', '.join(console.value(d) for d in pattern.deniedBy)}"
                     console.print(
-                        f"    {plane:7} {_shown(pattern.pattern)}  {pattern.status}{denied}"
+                        f"    {plane:7} {console.value(pattern.pattern)}  {pattern.status}{denied}"
                     )
                 excluded = perm.notActions + perm.notDataActions
                 if excluded:
-                    console.print(f"    except  {', '.join(_shown(x) for x in excluded)}")
+                    console.print(f"    except  {', '.join(console.value(x) for x in excluded)}")
 
 
 _DIFF_FORMATS = ("text", "json")

@@ -4,9 +4,9 @@
 Which cache a command uses: none with ``--no-cache``; else ``--cache-dir DIR``; else the ``cache``
 key of the configuration file (``false``; ``true``: the user's cache folder,
 :func:`auditor.estate.default_cache_directory`, which ``AUDITOR_CACHE_DIR`` moves; or a folder);
-else none. The cache is off by default: measured at 1,000,000 role assignments, a hit decodes no
-faster than msgspec reads the JSON (README, "Cache"). The cache itself is
-:mod:`auditor.estate.cache`.
+else the user's cache folder: the cache is on by default for snapshots of :data:`MIN_BYTES` or more
+(README, "Cache"). The cache itself is :mod:`auditor.estate.cache`, its index
+:mod:`auditor.access.partial`.
 
 Light at import: the commands of other groups import the options from here at start-up.
 """
@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from auditor.estate.cache import EstateCache
+    from auditor.estate.cache import EstateCache, Tables
+    from auditor.estate.snapshot import Snapshot
 
 
 _CHOICE: dict[str, Any] = {}
@@ -61,8 +62,8 @@ CacheDir = Annotated[
     typer.Option(
         "--cache-dir",
         metavar="DIR",
-        help="Cache loaded snapshots in DIR (the cache is off unless this or the configuration's "
-        "`cache` asks for it).",
+        help="Cache loaded snapshots in DIR (default: the configuration's `cache`, else the "
+        "user's cache folder).",
         callback=_cache_dir_option,
         expose_value=False,
     ),
@@ -91,15 +92,21 @@ def cache_directory(config: str | os.PathLike[str] | None = None) -> Path | None
     setting = cache_setting(config)
     if isinstance(setting, str):
         return Path(setting)
-    if setting is True:
-        from auditor.estate.cache import default_cache_directory
+    if setting is False:
+        return None
+    given = os.environ.get("AUDITOR_CACHE_DIR")
+    if given is not None and not given.strip():
+        return None  # set but empty: every cache off
+    from auditor.estate.cache import default_cache_directory
 
-        return default_cache_directory()
-    return None  # off unless asked for: on today's machines a hit is no faster than the JSON
+    return default_cache_directory()  # on unless turned off
 
 
 MIN_BYTES = 1 << 20
 """As :data:`auditor.estate.cache.MIN_BYTES` (kept here so that a small input costs no import)."""
+BACKGROUND = True
+"""Entries are written by a background process: the command that loads the snapshot answers in
+the time the JSON takes (an entry of a million role assignments takes about as long again)."""
 
 
 def estate_cache(
@@ -119,7 +126,17 @@ def estate_cache(
         return None
     from auditor.estate.cache import EstateCache
 
-    return EstateCache(directory, note=_note, min_bytes=MIN_BYTES)
+    return EstateCache(
+        directory, note=_note, min_bytes=MIN_BYTES, indexer=_tables, background=BACKGROUND
+    )
+
+
+def _tables(snapshot: Snapshot) -> Tables:
+    """The access engine's index of ``snapshot`` (:func:`auditor.access.partial.cache_tables`),
+    imported only when an entry is written: commands that only load stay light."""
+    from auditor.access.partial import cache_tables
+
+    return cache_tables(snapshot)
 
 
 def _cache_for_maintenance(directory: Path | None) -> EstateCache:

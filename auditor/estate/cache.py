@@ -1,54 +1,74 @@
-"""The persistent cache of loaded snapshots: the first command that loads a large snapshot writes
-what it loaded to a cache directory; later commands on the same, unchanged file decode that instead
-of parsing the JSON.
+"""The persistent index of loaded snapshots: the first command that loads a large snapshot writes an
+entry for it to a cache directory; later questions about the same, unchanged file read only the few
+blocks of the entry they need (memory-mapped, decoded with ``msgspec``) instead of parsing the JSON.
 
-One entry per snapshot path (its name is a digest of the real path): one msgpack array (decoded
-with ``msgspec``) holding the tool's version, the cache format and the record schema, the
-snapshot's real path, size, modification time and SHA-256, then a list of chunks (msgpack ``bin``
-values, each itself msgpack) and a CRC-32 of the chunks. The first chunk holds what the loader kept
-beside the records (warnings, merge positions, unknown keys, where each small section lies in the
-snapshot file); each other chunk up to :data:`CHUNK_RECORDS` records of one bulk section (the
-loader's compact records, :mod:`auditor.estate.records`). Chunks are encoded and written one at a
-time, and decoded one at a time with their strings shared at once (as the JSON loader does), so
-neither side holds a second copy of the estate; a role assignment's id made of its scope and name is
-left out and made again (a sixth of the bytes). The small sections (role definitions, clusters,
-domains, health events, developer tooling) are the ones that can hold secrets (passwords, storage
-keys, tokens): they are never written to the cache, but decoded again from the snapshot itself,
-which is read in any case to check its hash.
+What is in an entry is chosen by the *indexer* the cache is given (the access engine's,
+:func:`auditor.access.partial.cache_tables`): whole *blocks* (say the hierarchy) and keyed *tables*
+(say role assignments by scope, the directory by principal id), each
+value any msgpack value ``msgspec`` encodes (the records of :mod:`auditor.estate.records` included).
+This module keeps the file, its trust and its integrity; it knows nothing of access.
 
-What it saves, and what it does not: decoding a million records from msgpack and sharing their
-strings costs about what msgspec's JSON path costs (the time is in making the Python objects, not
-in parsing), so on the largest estates a hit is no faster than the JSON (``benchmarks/
-bench_cache.py``); only decoding less than the whole estate (per-scope and per-principal blocks the
-access engine would read on demand) would answer one question without it.
+Layout of an entry (every value is msgpack; only the lead is written with fixed-width integers, so
+that its stat fields can be updated in place)::
 
-The cache is never trusted over the snapshot: an entry is used only when the snapshot's size,
-modification time and content hash (read in full, in a thread beside the decoding: ``hashlib``
-gives the interpreter lock back while it hashes) match, and the entry passes its own checksum, was
-written by this version of the tool, this cache format and these record classes. Otherwise the
-snapshot is loaded from its JSON and the entry written again, with one note saying why. Entries are
-written to a temporary name (mode 0600) and renamed into place, so two commands building at once
-each leave a whole entry and a reader never sees half of one.
+    lead    a msgpack array of 11: the magic string, the cache format, the head's offset, length
+            and CRC-32, the entry's total length, then the snapshot's size, mtime_ns, ctime_ns,
+            inode and device (integers as msgpack uint 64 / int 64: 112 bytes in all)
+    blocks  one after another: each whole block, then each table's buckets. A table of N keys is
+            cut into about N / per_bucket buckets; a key lives in bucket crc32(key) % buckets, and a
+            bucket is a msgpack map key -> value. A lookup decodes one bucket.
+    refs    per table, a block holding a msgpack ``bin`` of its buckets' offsets, lengths and
+            CRC-32s (little-endian unsigned 64-bit triples: a lookup reads one in place)
+    head    a msgpack map (:class:`_Head`): tool version, record schema and index layout, the
+            snapshot's real path, SHA-256 and quick digest, where its small sections lie in it, what
+            the loader kept (warnings, merge positions), each block's offset, length and CRC-32.
 
-Snapshots smaller than :data:`MIN_BYTES` are not cached (their JSON loads as fast as the cache would);
-nor are inputs that are not a snapshot file (exports, HAR files, folders: see
+Every block is checked against its CRC-32 when read; a mismatch, a lead or head that does not
+decode or disagrees with the file's length, or another tool version, schema or layout makes the
+entry stale: the caller loads the JSON (and the entry is rebuilt, with one note saying why). A
+damaged block is therefore never decoded into an answer.
+
+Trust: an entry records the snapshot's size, ``mtime_ns``, ``ctime_ns``, inode and device and its
+full SHA-256. When all five stat fields match, the file has not been written since the entry was
+made (any write moves ``ctime``, and so does any ``utime`` that puts ``mtime`` back; no user call
+sets ``ctime``), so only a quick check runs: the SHA-256 of the file's first and last MiB and of its
+small sections' bytes (read in any case, see below). When ``ctime``, inode or device moved (the file
+was copied back, touched, restored), the whole file is hashed: if the SHA-256 still matches, the
+entry's stat fields are updated in place; otherwise it is stale. A size or ``mtime`` that differs is
+stale at once.
+
+Secrets: the small sections (role definitions, clusters, domains, health events, developer tooling)
+are the ones that can hold secrets (passwords, storage keys, tokens): they are never written to the
+cache; their offsets in the snapshot are, and they are decoded again from the snapshot itself.
+
+Entries are written to a temporary name (mode 0600, in a folder of this user's that nobody else can
+write to) and renamed into place, so two commands building at once each leave a whole entry and a
+reader never sees half of one. With ``background`` (the command line's choice) the entry is written
+by a background process, so the command that loaded the snapshot does not wait for it. A whole
+snapshot is still loaded from its JSON (measured faster than decoding a million records from
+msgpack); the entry serves the questions that need a few blocks.
+
+Snapshots smaller than :data:`MIN_BYTES` never touch the cache (their JSON loads as fast as the
+cache would); nor do inputs that are not a snapshot file (exports, HAR files, folders: see
 :func:`auditor.sources.load_estate`), whose records carry provenance the cache does not keep.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import mmap
 import os
 import stat
+import struct
 import tempfile
 import threading
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -57,31 +77,33 @@ from auditor._resources import cache_folder_path
 from auditor.errors import InputError
 from auditor.estate import snapshot as _snapshot
 from auditor.estate._files import UTF8_BOM
-from auditor.estate.records import (
-    BULK_SECTIONS,
-    intern_strings,
-)
+from auditor.estate.records import BULK_SECTIONS
 from auditor.estate.snapshot import SECTION_ORDER, Snapshot
 
 __all__ = [
     "CACHE_FORMAT",
     "MIN_BYTES",
     "CacheEntry",
+    "CachedEstate",
     "EstateCache",
+    "Indexer",
+    "Tables",
     "default_cache_directory",
 ]
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """The layout of an entry; entries of another layout are rebuilt."""
 MIN_BYTES = 1 << 20
 """Snapshots smaller than this are loaded from their JSON, never cached."""
 SUFFIX = ".estate.msgpack"
 _MAGIC = "auditor-estate-cache"
 _SMALL = tuple(key for key in SECTION_ORDER if key not in BULK_SECTIONS)
-"""The sections decoded from the snapshot itself on a hit (the ones that can hold secrets)."""
+"""The sections decoded from the snapshot itself (the ones that can hold secrets)."""
 _HASH_CHUNK = 8 << 20
-CHUNK_RECORDS = 20_000
-"""Records of one bulk section in a chunk."""
+_QUICK = 1 << 20
+"""Bytes of the snapshot's head and tail the quick check hashes."""
+_LEAD_BYTES = 112
+_T = TypeVar("_T")
 
 
 def default_cache_directory() -> Path:
@@ -93,65 +115,117 @@ def default_cache_directory() -> Path:
 def _schema() -> str:
     """A digest of the record classes' fields: entries written by other record classes (a code
     change without a version change) are rebuilt."""
-    parts = []
-    for cls in (*BULK_SECTIONS.values(), *_nested_records()):
-        fields = msgspec.structs.fields(cls)
-        parts.append(f"{cls.__name__}:" + ",".join(f"{f.name}={f.type!r}" for f in fields))
-    return hashlib.blake2b("|".join(parts).encode(), digest_size=8).hexdigest()
-
-
-def _nested_records() -> tuple[type[Any], ...]:
     from auditor.estate import records
 
-    return (
+    parts = []
+    classes: tuple[type[msgspec.Struct], ...] = (
+        *BULK_SECTIONS.values(),
         records.PrincipalRecord,
         records.DenyPermissionRecord,
         records.DenyAssignmentPropertiesRecord,
         records.RoleAssignmentPropertiesRecord,
     )
+    for cls in classes:
+        fields = msgspec.structs.fields(cls)
+        parts.append(f"{cls.__name__}:" + ",".join(f"{f.name}={f.type!r}" for f in fields))
+    return hashlib.blake2b("|".join(parts).encode(), digest_size=8).hexdigest()
 
 
-class _Head(msgspec.Struct, array_like=True):
-    """The first fields of every entry, of any format: enough to tell whose it is."""
+# -- what an indexer gives
 
+
+@dataclass
+class Tables:
+    """What an :data:`Indexer` makes of a loaded snapshot: ``layout`` names its own format (an
+    entry of another layout is stale); ``blocks`` are stored whole, ``tables`` by key, about
+    ``per_bucket[name]`` keys (default 16) to a bucket; ``writing``, when given, is entered
+    while the entry is encoded (an indexer may leave out, for that time, what it makes again when
+    it reads: ids derived from other fields)."""
+
+    layout: str
+    blocks: dict[str, Any] = field(default_factory=dict)
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_bucket: dict[str, int] = field(default_factory=dict)
+    writing: Callable[[], contextlib.AbstractContextManager[None]] | None = None
+
+
+Indexer = Callable[[Snapshot], Tables]
+"""Makes the blocks and tables of an entry from a loaded snapshot."""
+
+
+# -- the file
+
+
+class _Lead(msgspec.Struct, array_like=True):
     magic: str
     format: int
-    version: str
-    schema: str
-
-
-class _Entry(msgspec.Struct, array_like=True):
-    magic: str
-    format: int
-    version: str
-    schema: str
-    source: str
-    """The snapshot's real path."""
+    head_offset: int
+    head_length: int
+    head_crc: int
+    total: int
     size: int
     mtime_ns: int
-    digest: str
-    """SHA-256 of the snapshot's bytes."""
-    chunks: list[memoryview]
-    """The encoded :class:`_Meta`, then the bulk sections' chunks (views of the entry's bytes)."""
-    checksum: int
-    """CRC-32 of the chunks, one after another."""
+    ctime_ns: int
+    ino: int
+    dev: int
+
+
+_STAT_AT = _LEAD_BYTES - 5 * 9
+"""Where the five stat fields start in the lead."""
+
+
+def _lead_bytes(lead: _Lead) -> bytes:
+    out = bytearray(b"\x9b")  # fixarray of 11
+    magic = lead.magic.encode()
+    out += bytes([0xA0 | len(magic)]) + magic
+    for value in (lead.format, lead.head_offset, lead.head_length, lead.head_crc, lead.total):
+        out += b"\xcf" + value.to_bytes(8, "big")
+    out += _stat_bytes(lead.size, lead.mtime_ns, lead.ctime_ns, lead.ino, lead.dev)
+    assert len(out) == _LEAD_BYTES
+    return bytes(out)
+
+
+def _stat_bytes(size: int, mtime_ns: int, ctime_ns: int, ino: int, dev: int) -> bytes:
+    out = bytearray()
+    out += b"\xcf" + size.to_bytes(8, "big")
+    out += b"\xd3" + mtime_ns.to_bytes(8, "big", signed=True)
+    out += b"\xd3" + ctime_ns.to_bytes(8, "big", signed=True)
+    out += b"\xcf" + ino.to_bytes(8, "big")
+    out += b"\xcf" + dev.to_bytes(8, "big")
+    return bytes(out)
+
+
+_REF = struct.Struct("<QQQ")
+Ref = tuple[int, int, int]
+"""A block's offset, length and CRC-32 in the entry."""
 
 
 class _Meta(msgspec.Struct, omit_defaults=True):
     snapshotVersion: int
     collectedAt: str | None = None
     tenantId: str | None = None
-    sections: list[str] = []
-    """The bulk section of each chunk after this one."""
-    small: dict[str, tuple[int, int]] = {}
-    """Offset and length of each small section in the snapshot file's bytes."""
-    extra: dict[str, bytes] = {}
-    preserved: dict[str, dict[int, Any]] = {}
     warnings: list[str] = []
     positions: dict[str, list[int]] = {}
     present: list[str] | None = None
-    blank_ids: list[int] = []
-    """The role assignments whose id is really empty (see :func:`_ra_chunk`)."""
+    counts: dict[str, int] = {}
+
+
+class _Head(msgspec.Struct):
+    version: str
+    schema: str
+    layout: str
+    source: str
+    digest: str
+    """SHA-256 of the snapshot's bytes."""
+    quick: str
+    """SHA-256 of its first and last MiB and of its small sections' bytes."""
+    small: dict[str, tuple[int, int]]
+    """Offset and length of each small section in the snapshot file's bytes."""
+    meta: _Meta
+    blocks: dict[str, Ref]
+    tables: dict[str, Ref]
+    """For each table, the block of its buckets' refs: a msgpack ``bin`` of (offset, length,
+    CRC-32) triples as little-endian unsigned 64-bit integers, one per bucket, read in place."""
 
 
 @dataclass(frozen=True)
@@ -172,20 +246,159 @@ class _Stale(Exception):
     """An entry that cannot be used; the text says why (for the note)."""
 
 
+def _bucket_of(key: str, buckets: int) -> int:
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % buckets
+
+
+class CachedEstate:
+    """An open, trusted entry: its blocks and tables decoded on demand (see the module's notes).
+
+    Values are decoded into new objects, so they outlive :meth:`close`."""
+
+    def __init__(
+        self,
+        path: str,
+        head: _Head,
+        data: memoryview,
+        small: dict[str, bytes],
+        entry: Path | None = None,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = path
+        self.entry = entry
+        self._note = note
+        self._head = head
+        self._data = data
+        self._small = small
+        self._decoders: dict[Any, msgspec.msgpack.Decoder[Any]] = {}
+        self._buckets: dict[tuple[str, int, Any], dict[str, Any]] = {}
+        self._refs: dict[str, memoryview] = {}
+
+    @property
+    def layout(self) -> str:
+        return self._head.layout
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the loader told when the snapshot was loaded (duplicates merged, fields dropped)."""
+        return list(self._head.meta.warnings)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many records each bulk section holds."""
+        return dict(self._head.meta.counts)
+
+    def _decoder(self, typ: Any) -> msgspec.msgpack.Decoder[Any]:
+        dec = self._decoders.get(typ)
+        if dec is None:
+            dec = self._decoders[typ] = msgspec.msgpack.Decoder(typ)
+        return dec
+
+    def _read(self, ref: Ref, typ: Any) -> Any:
+        at, length, crc = ref
+        view = self._data[at : at + length]
+        if len(view) != length or zlib.crc32(view) != crc:
+            raise InputError(
+                "the cache entry is damaged (a block fails its checksum)", source=self.path
+            )
+        try:
+            return self._decoder(typ).decode(view)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise InputError(f"the cache entry is damaged ({exc})", source=self.path) from None
+
+    def block(self, name: str, typ: type[_T] | Any) -> Any:
+        """The whole block ``name``, decoded as ``typ`` (None when the entry has no such block).
+        A block that fails its checksum raises :class:`InputError`."""
+        ref = self._head.blocks.get(name)
+        return None if ref is None else self._read(ref, typ)
+
+    def get(self, table: str, key: str, typ: Any) -> Any:
+        """The value of ``key`` in table ``table`` (decoded as ``typ``), or None."""
+        refs = self._refs.get(table)
+        if refs is None:
+            ref = self._head.tables.get(table)
+            if ref is None:
+                return None
+            refs = self._refs[table] = self._read(ref, memoryview)
+            if len(refs) % _REF.size or not refs:
+                raise InputError("the cache entry is damaged (a table)", source=self.path)
+        index = _bucket_of(key, len(refs) // _REF.size)
+        memo = (table, index, typ)
+        bucket = self._buckets.get(memo)
+        if bucket is None:
+            at = _REF.unpack_from(refs, index * _REF.size)
+            bucket = self._buckets[memo] = self._read(at, dict[str, typ])
+        return bucket.get(key)
+
+    def small_sections(self, keys: tuple[str, ...] = _SMALL) -> Snapshot:
+        """A snapshot holding the small sections ``keys``, decoded from the snapshot file's own
+        bytes (read and checked when the entry was opened) as the loader decodes them."""
+        top = {k: msgspec.Raw(self._small[k]) for k in keys if k in self._small}
+        return _snapshot._from_sections(top, b"", self.path)
+
+    def snapshot_shell(self) -> Snapshot:
+        """An empty :class:`Snapshot` carrying the loaded snapshot's top-level values."""
+        meta = self._head.meta
+        return Snapshot(
+            snapshotVersion=meta.snapshotVersion,
+            collectedAt=meta.collectedAt,
+            tenantId=meta.tenantId,
+            source=self.path,
+            warnings=list(meta.warnings),
+            positions=meta.positions,
+            present=None if meta.present is None else frozenset(meta.present),
+        )
+
+    def discard(self, why: str) -> None:
+        """Close the entry and delete it (it failed a check: the snapshot is loaded again, which
+        writes it again), with one note saying why."""
+        self.close()
+        if self.entry is not None:
+            with contextlib.suppress(OSError):
+                self.entry.unlink()
+        if self._note is not None:
+            self._note(f"{self.path}: {why}; rebuilding the cache")
+
+    def close(self) -> None:
+        self._buckets.clear()
+        for refs in self._refs.values():
+            refs.release()
+        self._refs.clear()
+        data, self._data = self._data, memoryview(b"")
+        mapped = data.obj
+        with contextlib.suppress(BufferError):
+            data.release()
+            if isinstance(mapped, mmap.mmap):
+                mapped.close()
+
+    def __enter__(self) -> CachedEstate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 @dataclass
 class EstateCache:
-    """A cache directory of loaded snapshots.
+    """A cache directory of snapshot entries.
 
-    >>> cache = EstateCache(Path("~/.cache/auditor").expanduser())   # doctest: +SKIP
-    >>> snapshot = cache.load("estate.json", load_snapshot)           # doctest: +SKIP
+    >>> cache = EstateCache(Path("~/.cache/auditor").expanduser(), indexer=cache_tables)  # doctest: +SKIP
+    >>> snapshot = cache.load("estate.json", load_snapshot)   # JSON; writes the entry if needed
+    >>> opened = cache.open("estate.json")                     # the entry, or None
 
     ``note`` receives one line when an entry is rebuilt or cannot be written (the command line
-    prints it on standard error); ``min_bytes``: smaller snapshots are not cached.
+    prints it on standard error); ``min_bytes``: smaller snapshots never touch the cache;
+    ``indexer``: what an entry holds (without one, :meth:`load` writes nothing).
     """
 
     directory: Path
     note: Callable[[str], None] | None = None
     min_bytes: int = MIN_BYTES
+    indexer: Indexer | None = None
+    background: bool = False
+    """Write entries in a background process (the command goes on at once; see
+    :func:`_spawned`)."""
+    _why: dict[str, str] = field(default_factory=dict, repr=False)
 
     # -- entries
 
@@ -207,15 +420,17 @@ class EstateCache:
         return found
 
     def clear(self) -> tuple[int, int]:
-        """Delete every entry (and temporary file left by an interrupted write); the number of
-        files and bytes deleted. Other files in the directory are left alone."""
+        """Delete every entry (and temporary file left by an interrupted write, and lock file);
+        the number of files (locks aside) and bytes deleted. Other files in the directory are left
+        alone."""
         files = freed = 0
         for path in self._files(temporary=True):
             with contextlib.suppress(OSError):
                 size = path.stat().st_size
                 path.unlink()
-                files += 1
-                freed += size
+                if path.suffix != ".lock":
+                    files += 1
+                    freed += size
         return files, freed
 
     def _files(self, *, temporary: bool = False) -> Iterator[Path]:
@@ -224,77 +439,90 @@ class EstateCache:
         except OSError:
             return
         for name in names:
-            left = name.startswith(".") and name.endswith(".tmp") and SUFFIX in name
+            left = name.startswith(".") and name.endswith((".tmp", ".lock")) and SUFFIX in name
             if name.endswith(SUFFIX) or (temporary and left):
                 path = self.directory / name
                 if path.is_file() and not path.is_symlink():
                     yield path
 
-    # -- loading
+    # -- opening
 
-    def load(self, path: str | os.PathLike[str], load: Callable[[str], Snapshot]) -> Snapshot:
-        """The snapshot ``path`` names: from its entry when the entry is sound and the file has
-        not changed, else ``load(path)`` (writing the entry when what it gave is a snapshot file's
-        estate). Errors of ``load`` propagate unchanged; the cache's own never do."""
-        name = os.fspath(path)
+    def _eligible(self, name: str) -> os.stat_result | None:
         try:
             info = os.stat(name)
         except OSError:
-            return load(name)
+            return None
         if not stat.S_ISREG(info.st_mode) or info.st_size < self.min_bytes:
-            return load(name)
-        entry = self.entry_path(name)
-        why: str | None = None
-        if entry.is_file() and _private(entry.parent, create=False):
-            try:
-                return self._read(entry, name, info)
-            except _Stale as stale:
-                why = str(stale)
-        return self._build(entry, name, info, load, why)
+            return None
+        return info
 
-    def _read(self, entry: Path, name: str, info: os.stat_result) -> Snapshot:
+    def open(self, path: str | os.PathLike[str]) -> CachedEstate | None:
+        """The entry of the snapshot ``path`` when it is sound, current and the file has not
+        changed since it was written (see the module's notes); else None (the reason is kept for
+        the note :meth:`load` gives when it rebuilds the entry)."""
+        name = os.fspath(path)
+        info = self._eligible(name)
+        if info is None:
+            return None
+        entry = self.entry_path(name)
+        if not (entry.is_file() and _private(entry.parent, create=False)):
+            return None
         try:
-            with open(entry, "rb") as fh, _mapped(fh.fileno()) as data:
-                return self._decode(data, name, info)
-        except _Stale:
-            raise
+            return self._open(entry, name, info)
+        except _Stale as stale:
+            self._why[name] = str(stale)
+            return None
+
+    def _open(self, entry: Path, name: str, info: os.stat_result) -> CachedEstate:
+        try:
+            with open(entry, "rb") as fh:
+                data = _map(fh.fileno())
         except (OSError, ValueError) as exc:
             raise _Stale(f"its cache entry could not be read ({type(exc).__name__})") from None
+        try:
+            lead, head = _head_of(data)
+            small = self._trusted(entry, name, info, lead, head)
+        except BaseException:
+            _unmap(data)
+            raise
+        return CachedEstate(name, head, data, small, entry, self.note)
 
-    def _decode(self, data: memoryview, name: str, info: os.stat_result) -> Snapshot:
-        try:
-            head = msgspec.msgpack.decode(data, type=_Head)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            raise _Stale("its cache entry is damaged") from None
-        if head.magic != _MAGIC:
-            raise _Stale("its cache entry is damaged")
-        if (head.format, head.version, head.schema) != (CACHE_FORMAT, __version__, _schema()):
-            raise _Stale(f"its cache entry was written by another version ({head.version})")
-        try:
-            top = msgspec.msgpack.decode(data, type=_Entry)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            raise _Stale("its cache entry is damaged") from None
-        if (top.size, top.mtime_ns) != (info.st_size, info.st_mtime_ns):
+    def _trusted(
+        self, entry: Path, name: str, info: os.stat_result, lead: _Lead, head: _Head
+    ) -> dict[str, bytes]:
+        """The small sections' bytes, once the snapshot is known to be the one cached."""
+        if (lead.size, lead.mtime_ns) != (info.st_size, info.st_mtime_ns):
             raise _Stale("the snapshot changed since it was cached")
-        # the snapshot's hash is checked in a thread while the entry is checked and decoded
-        hasher = _Hasher(name)
-        hasher.start()
         try:
-            crc = 0
-            for chunk in top.chunks:
-                crc = zlib.crc32(chunk, crc)
-            if crc != top.checksum or not top.chunks:
-                raise _Stale("its cache entry is damaged (checksum)")
-            try:
-                snap, small = _assemble(top.chunks, name, data)
-            except (msgspec.DecodeError, msgspec.ValidationError, LookupError, TypeError):
-                raise _Stale("its cache entry is damaged") from None
-        finally:
-            digest = hasher.result()
-        if digest is None or digest != top.digest:
+            quick, small = _quick_digest(name, info.st_size, head.small)
+        except OSError as exc:
+            raise _Stale(f"the snapshot could not be read ({exc.strerror or exc})") from None
+        if quick != head.quick:
             raise _Stale("the snapshot changed since it was cached")
-        _share_small(snap, name, small)
-        return snap
+        if (lead.ctime_ns, lead.ino, lead.dev) != (info.st_ctime_ns, info.st_ino, info.st_dev):
+            # written, touched or replaced since: only the whole content can tell
+            if _sha256(name) != head.digest:
+                raise _Stale("the snapshot changed since it was cached")
+            with contextlib.suppress(OSError):
+                _restamp(entry, info)
+        return small
+
+    # -- loading
+
+    def load(self, path: str | os.PathLike[str], load: Callable[[str], Snapshot]) -> Snapshot:
+        """The snapshot ``path`` names, loaded by ``load(path)``; when it is a snapshot file large
+        enough and its entry is missing or stale, the entry is written (with a note saying why it
+        was stale). Errors of ``load`` propagate unchanged; the cache's own never do."""
+        name = os.fspath(path)
+        info = self._eligible(name)
+        if info is None or self.indexer is None:
+            return load(name)
+        opened = self.open(name)
+        if opened is not None:
+            opened.close()
+            return load(name)
+        why = self._why.pop(name, None)
+        return self._build(self.entry_path(name), name, info, load, why)
 
     # -- building
 
@@ -306,6 +534,7 @@ class EstateCache:
         load: Callable[[str], Snapshot],
         why: str | None,
     ) -> Snapshot:
+        assert self.indexer is not None
         if why is not None:
             self._say(f"{name}: {why}; rebuilding the cache")
         hasher = _Hasher(name)  # hashed while the loader parses
@@ -317,58 +546,238 @@ class EstateCache:
         if type(snapshot) is not Snapshot or digest is None:
             return snapshot  # an export or a folder: not cached
         try:
-            after = os.stat(name)
-            if _identity(after) != _identity(info):
+            if _identity(os.stat(name)) != _identity(info):
                 return snapshot  # changed while it was read: cache nothing
+            if not _private(entry.parent, create=True):
+                raise PermissionError(
+                    0, "the folder is shared (not this user's own, or writable by others)"
+                )
+            claim = _claim(entry)
+        except OSError as exc:
+            self._say(f"cannot write the cache in {self.directory}: {exc.strerror or exc}")
+            return snapshot
+        if claim is None:
+            return snapshot  # another command is writing this entry now
+        try:
+            if not (
+                self.background
+                and _spawned(lambda: self._make(entry, name, info, snapshot, digest))
+            ):
+                self._make(entry, name, info, snapshot, digest)
+        finally:
+            os.close(claim)  # a background writer holds its own copy until it is done
+        return snapshot
+
+    def _make(
+        self, entry: Path, name: str, info: os.stat_result, snapshot: Snapshot, digest: str
+    ) -> None:
+        """Write the entry of ``snapshot`` (loaded from ``name``, whose stat was ``info`` and
+        SHA-256 ``digest``); problems are notes, never errors."""
+        try:
             small = _small_sections(snapshot, name)
             if small is None:
-                return snapshot
-            head = [
-                _MAGIC,
-                CACHE_FORMAT,
-                __version__,
-                _schema(),
-                os.path.realpath(name),
-                info.st_size,
-                info.st_mtime_ns,
-                digest,
-            ]
-            _write(entry, head, _chunk_count(snapshot), _chunks(snapshot, small))
+                return
+            quick, _bytes = _quick_digest(name, info.st_size, small)
+            with _collector_paused():
+                self._write_entry(entry, name, info, snapshot, digest, small, quick)
         except OSError as exc:
             self._say(f"cannot write the cache in {self.directory}: {exc.strerror or exc}")
         except (msgspec.EncodeError, OverflowError, TypeError, ValueError):
             pass  # a value msgpack cannot hold (an integer beyond 64 bits): not cached
-        return snapshot
+
+    def _write_entry(
+        self,
+        entry: Path,
+        name: str,
+        info: os.stat_result,
+        snapshot: Snapshot,
+        digest: str,
+        small: dict[str, tuple[int, int]],
+        quick: str,
+    ) -> None:
+        assert self.indexer is not None
+        tables = self.indexer(snapshot)
+        meta = _Meta(
+            snapshotVersion=snapshot.snapshotVersion,
+            collectedAt=snapshot.collectedAt,
+            tenantId=snapshot.tenantId,
+            warnings=snapshot.warnings,
+            positions=snapshot.positions,
+            present=None if snapshot.present is None else sorted(snapshot.present),
+            counts={key: len(getattr(snapshot, key)) for key in BULK_SECTIONS},
+        )
+        head = _Head(
+            version=__version__,
+            schema=_schema(),
+            layout=tables.layout,
+            source=os.path.realpath(name),
+            digest=digest,
+            quick=quick,
+            small=small,
+            meta=meta,
+            blocks={},
+            tables={},
+        )
+        with tables.writing() if tables.writing is not None else contextlib.nullcontext():
+            _write(entry, info, head, tables)
 
     def _say(self, text: str) -> None:
         if self.note is not None:
             self.note(text)
 
 
-def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+def _claim(entry: Path) -> int | None:
+    """A descriptor holding the lock on writing ``entry`` (an exclusive ``flock`` of a lock file
+    beside it), or None when another process holds it: commands that load the snapshot while its
+    entry is being written go on without writing one more (no lock where ``fcntl`` is missing)."""
+    lock = entry.parent / f".{entry.name}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _spawned(work: Callable[[], None]) -> bool:
+    """Run ``work`` in a background process (a grandchild, so that nobody has to wait for it:
+    its standard streams on ``/dev/null``, so that a pipe reading this command's output ends when
+    the command does; at a lower priority); False when this system cannot fork. The process sees
+    this one's memory as it was (copy-on-write), so it needs no copy of the estate."""
+    fork = getattr(os, "fork", None)
+    if fork is None:
+        return False
+    try:
+        pid = fork()
+    except OSError:
+        return False
+    if pid:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+        return True
+    try:  # the child: hands the work on and leaves at once
+        if fork() == 0:
+            try:
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                with contextlib.suppress(OSError):
+                    os.nice(10)
+                work()
+            finally:
+                os._exit(0)
+    finally:
+        os._exit(0)
 
 
 @contextlib.contextmanager
-def _mapped(fd: int) -> Iterator[memoryview]:
-    """A read-only map of the file ``fd`` as a memoryview (released on exit); an empty file is
-    an empty view."""
-    if os.fstat(fd).st_size == 0:
-        yield memoryview(b"")
-        return
-    mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-    view = memoryview(mapped)
+def _collector_paused() -> Iterator[None]:
+    """The garbage collector off while an entry is made: its tables are millions of containers
+    without a cycle, which young collections would walk again and again (seconds at a million
+    role assignments)."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        yield view
+        yield
     finally:
-        with contextlib.suppress(BufferError):  # views still held (a traceback's frames)
-            view.release()
+        if enabled:
+            gc.enable()
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _map(fd: int) -> memoryview:
+    if os.fstat(fd).st_size == 0:
+        return memoryview(b"")
+    return memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ))
+
+
+def _unmap(data: memoryview) -> None:
+    mapped = data.obj
+    with contextlib.suppress(BufferError):
+        data.release()
+        if isinstance(mapped, mmap.mmap):
             mapped.close()
+
+
+def _head_of(data: memoryview) -> tuple[_Lead, _Head]:
+    """The lead and head of an entry's bytes, checked (:class:`_Stale` when they are not sound or
+    not this version's)."""
+    try:
+        lead = msgspec.msgpack.decode(data[:_LEAD_BYTES], type=_Lead)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        magic = _MAGIC.encode()
+        if bytes(data[1 : 2 + len(magic)]) == bytes([0xA0 | len(magic)]) + magic:
+            raise _Stale("its cache entry was written by another version of the tool") from None
+        raise _Stale("its cache entry is damaged") from None
+    if lead.magic != _MAGIC:
+        raise _Stale("its cache entry is damaged")
+    if lead.format != CACHE_FORMAT:
+        raise _Stale(f"its cache entry was written by another version (format {lead.format})")
+    if lead.total != len(data):
+        raise _Stale("its cache entry is damaged (truncated)")
+    view = data[lead.head_offset : lead.head_offset + lead.head_length]
+    if len(view) != lead.head_length or zlib.crc32(view) != lead.head_crc:
+        raise _Stale("its cache entry is damaged (checksum)")
+    try:
+        head = msgspec.msgpack.decode(view, type=_Head)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise _Stale("its cache entry is damaged") from None
+    if (head.version, head.schema) != (__version__, _schema()):
+        raise _Stale(f"its cache entry was written by another version ({head.version})")
+    return lead, head
+
+
+def _restamp(entry: Path, info: os.stat_result) -> None:
+    """Put the snapshot's current stat fields in the entry's lead (in place: fixed width)."""
+    fd = os.open(entry, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        stamp = _stat_bytes(
+            info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+        )
+        os.pwrite(fd, stamp, _STAT_AT)
+    finally:
+        os.close(fd)
+
+
+def _quick_digest(
+    name: str, size: int, small: dict[str, tuple[int, int]]
+) -> tuple[str, dict[str, bytes]]:
+    """The quick digest of the snapshot file (its first and last :data:`_QUICK` bytes, its small
+    sections' bytes) and those sections' bytes."""
+    h = hashlib.sha256()
+    found: dict[str, bytes] = {}
+    fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        h.update(os.pread(fd, _QUICK, 0))
+        h.update(os.pread(fd, _QUICK, max(0, size - _QUICK)))
+        for key, (at, length) in sorted(small.items(), key=lambda kv: kv[1][0]):
+            raw = os.pread(fd, length, at)
+            if len(raw) != length:
+                raise OSError(0, "the snapshot is shorter than when it was cached")
+            h.update(raw)
+            found[key] = raw
+    finally:
+        os.close(fd)
+    return h.hexdigest(), found
+
+
+def _sha256(name: str) -> str | None:
+    hasher = _Hasher(name)
+    hasher.run()
+    return hasher.digest
 
 
 class _Hasher(threading.Thread):
     """The SHA-256 of a file, computed in a thread (``hashlib`` releases the interpreter lock on
-    large buffers, so the hashing runs beside the decoding on another core)."""
+    large buffers, so the hashing runs beside the loading on another core)."""
 
     def __init__(self, name: str) -> None:
         super().__init__(name="auditor-cache-hash", daemon=True)
@@ -392,69 +801,12 @@ class _Hasher(threading.Thread):
         return self.digest
 
 
-def _chunk_count(snapshot: Snapshot) -> int:
-    return 1 + sum(-(-len(getattr(snapshot, key)) // CHUNK_RECORDS) for key in BULK_SECTIONS)
-
-
-def _chunks(snapshot: Snapshot, small: dict[str, tuple[int, int]]) -> Iterator[bytes]:
-    """The encoded chunks of an entry: what the loader kept, then the bulk sections (one chunk
-    encoded at a time)."""
-    sections = [
-        key for key in BULK_SECTIONS for _ in range(0, len(getattr(snapshot, key)), CHUNK_RECORDS)
-    ]
-    yield msgspec.msgpack.encode(
-        _Meta(
-            snapshotVersion=snapshot.snapshotVersion,
-            collectedAt=snapshot.collectedAt,
-            tenantId=snapshot.tenantId,
-            sections=sections,
-            small=small,
-            extra=snapshot.extra,
-            preserved=snapshot.preserved,
-            warnings=snapshot.warnings,
-            positions=snapshot.positions,
-            present=None if snapshot.present is None else sorted(snapshot.present),
-            blank_ids=[i for i, ra in enumerate(snapshot.roleAssignments) if not ra.id],
-        )
-    )
-    encode = msgspec.msgpack.Encoder().encode
-    for key in BULK_SECTIONS:
-        records = getattr(snapshot, key)
-        for start in range(0, len(records), CHUNK_RECORDS):
-            chunk = records[start : start + CHUNK_RECORDS]
-            yield _ra_chunk(chunk, encode) if key == "roleAssignments" else encode(chunk)
-
-
-_RA_INFIX = "/providers/Cloud.Authorization/roleAssignments/"
-
-
-def _ra_chunk(records: list[Any], encode: Callable[[Any], bytes]) -> bytes:
-    """Role assignments encoded with each id that is its scope, :data:`_RA_INFIX` and its name
-    left empty (a sixth of the bytes; :func:`_restore_ids` makes it again). The records are
-    changed only while they are encoded."""
-    derived: list[tuple[Any, str]] = []
-    for record in records:
-        name = record.name
-        if name is not None and record.id == f"{record.properties.scope}{_RA_INFIX}{name}":
-            derived.append((record, record.id))
-            record.id = ""
-    try:
-        return encode(records)
-    finally:
-        for record, rid in derived:
-            record.id = rid
-
-
-def _restore_ids(records: list[Any]) -> None:
-    for record in records:
-        if not record.id and record.name is not None:
-            record.id = f"{record.properties.scope}{_RA_INFIX}{record.name}"
-
-
 def _small_sections(snapshot: Snapshot, name: str) -> dict[str, tuple[int, int]] | None:
     """Where each small section of ``snapshot`` lies in the file (offsets in the file's bytes),
     checked by decoding them from there: None when they do not give back what was loaded."""
-    with open(name, "rb") as fh, _mapped(fh.fileno()) as data:
+    with open(name, "rb") as fh:
+        data = _map(fh.fileno())
+    try:
         start = len(UTF8_BOM) if data[: len(UTF8_BOM)] == UTF8_BOM else 0
         try:
             top = msgspec.json.decode(data[start:], type=dict[str, msgspec.Raw])
@@ -462,10 +814,15 @@ def _small_sections(snapshot: Snapshot, name: str) -> dict[str, tuple[int, int]]
             return None
         found: dict[str, tuple[int, int]] = {}
         floor = start  # sections lie in file order, one after another: search from the last end
+        mapped = data.obj
         for key, raw in top.items():
             length = len(raw)
             if key in _SMALL:
-                at = _find(data, bytes(raw), floor)
+                needle = bytes(raw)
+                if isinstance(mapped, mmap.mmap):
+                    at = mapped.find(needle, floor)
+                else:
+                    at = bytes(data).find(needle, floor)
                 if at < 0:
                     return None
                 found[key] = (at, length)
@@ -473,93 +830,17 @@ def _small_sections(snapshot: Snapshot, name: str) -> dict[str, tuple[int, int]]
             else:
                 floor += length
         del top
-        _release(data)
+    finally:
+        _unmap(data)
     try:
-        again = _small_from(name, found)
-    except InputError:
+        _quick, raw_small = _quick_digest(name, os.stat(name).st_size, found)
+        top2 = {k: msgspec.Raw(v) for k, v in raw_small.items()}
+        again = _snapshot._from_sections(top2, b"", name)
+    except (InputError, OSError):
         return None
     if any(getattr(again, key) != getattr(snapshot, key) for key in _SMALL):
         return None
     return found
-
-
-def _find(data: memoryview, needle: bytes, start: int) -> int:
-    mapped = data.obj
-    if isinstance(mapped, mmap.mmap):
-        return mapped.find(needle, start)
-    return bytes(data).find(needle, start)
-
-
-def _small_from(name: str, where: dict[str, tuple[int, int]]) -> Snapshot:
-    """A snapshot holding only the small sections, read from their places in the file ``name``
-    and decoded as the loader decodes them."""
-    top: dict[str, Any] = {}
-    if where:
-        fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            for key, (at, length) in where.items():
-                top[key] = msgspec.Raw(os.pread(fd, length, at))
-        finally:
-            os.close(fd)
-    return _snapshot._from_sections(top, b"", name)
-
-
-def _assemble(
-    chunks: list[memoryview], name: str, data: memoryview
-) -> tuple[Snapshot, dict[str, tuple[int, int]]]:
-    """The snapshot of an entry's chunks (the small sections are read later, once the snapshot's
-    hash is known to match: :func:`_share_small`). Each chunk's strings are shared as soon as it is
-    decoded, and the pages of the chunks decoded are given back as it goes."""
-    meta = msgspec.msgpack.decode(chunks[0], type=_Meta)
-    if len(meta.sections) != len(chunks) - 1:
-        raise msgspec.DecodeError("chunks and sections disagree")
-    snap = Snapshot(
-        snapshotVersion=meta.snapshotVersion,
-        collectedAt=meta.collectedAt,
-        tenantId=meta.tenantId,
-        extra=meta.extra,
-        preserved=meta.preserved,
-        source=name,
-        warnings=meta.warnings,
-        positions=meta.positions,
-        present=None if meta.present is None else frozenset(meta.present),
-    )
-    decoders = {
-        key: msgspec.msgpack.Decoder(list[cls])  # type: ignore[valid-type]
-        for key, cls in BULK_SECTIONS.items()
-    }
-    done = len(chunks[0])
-    for key, chunk in zip(meta.sections, chunks[1:], strict=True):
-        records = decoders[key].decode(chunk)
-        intern_strings(key, records)
-        if key == "roleAssignments":
-            _restore_ids(records)
-        getattr(snap, key).extend(records)
-        done += len(chunk)
-        _release(data, done)
-    for index in meta.blank_ids:
-        snap.roleAssignments[index].id = ""
-    return snap, meta.small
-
-
-def _share_small(snap: Snapshot, name: str, where: dict[str, tuple[int, int]]) -> None:
-    """Put the small sections, decoded from the snapshot file itself, into ``snap``."""
-    if where:
-        small = _small_from(name, where)
-        for key in _SMALL:
-            setattr(snap, key, getattr(small, key))
-
-
-def _release(data: memoryview, upto: int | None = None) -> None:
-    """Give back the pages of a read-only map up to ``upto`` (all by default): they are read
-    again from the file if touched again, so this only keeps resident memory down."""
-    mapped = data.obj
-    if not isinstance(mapped, mmap.mmap):
-        return
-    length = len(mapped) if upto is None else upto - upto % mmap.PAGESIZE
-    if length > 0:
-        with contextlib.suppress(OSError, ValueError):
-            mapped.madvise(mmap.MADV_DONTNEED, 0, min(length, len(mapped)))
 
 
 def _private(directory: Path, *, create: bool) -> bool:
@@ -576,11 +857,9 @@ def _private(directory: Path, *, create: bool) -> bool:
     return stat.S_ISDIR(info.st_mode) and owner_ok and not info.st_mode & 0o022
 
 
-def _write(entry: Path, head: list[Any], count: int, chunks: Iterator[bytes]) -> None:
-    """The entry (``head``'s values, the chunks, their CRC-32: one msgpack array, see
-    :class:`_Entry`) to ``entry`` through a temporary file (mode 0600) and a rename. The chunks are
-    written as they come: their list and each ``bin`` get msgpack's 32-bit length headers, so
-    nothing is joined in memory."""
+def _write(entry: Path, info: os.stat_result, head: _Head, tables: Tables) -> None:
+    """The entry (lead, blocks, buckets, head: see the module's notes) to ``entry`` through a
+    temporary file (mode 0600) and a rename; blocks are encoded and written one at a time."""
     if not _private(entry.parent, create=True):
         raise PermissionError(
             0, "the folder is shared (not this user's own, or writable by others)"
@@ -588,19 +867,46 @@ def _write(entry: Path, head: list[Any], count: int, chunks: Iterator[bytes]) ->
     fd, tmp = tempfile.mkstemp(prefix=f".{entry.name}.", suffix=".tmp", dir=entry.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            prefix = msgspec.msgpack.encode(head)
-            fh.write(bytes([0x90 | (len(head) + 2)]) + prefix[1:])  # fixarray of head + 2
-            fh.write(b"\xdd" + count.to_bytes(4, "big"))  # array 32
-            crc = 0
-            written = 0
-            for chunk in chunks:
-                written += 1
-                fh.write(b"\xc6" + len(chunk).to_bytes(4, "big"))  # bin 32
-                fh.write(chunk)
-                crc = zlib.crc32(chunk, crc)
-            fh.write(msgspec.msgpack.encode(crc))
-        if written != count:
-            raise ValueError("the chunks counted and written differ")
+            fh.write(bytes(_LEAD_BYTES))
+            at = _LEAD_BYTES
+            encode = msgspec.msgpack.Encoder().encode
+
+            def put(value: Any) -> Ref:
+                nonlocal at
+                data = encode(value)
+                fh.write(data)
+                ref = (at, len(data), zlib.crc32(data))
+                at += len(data)
+                return ref
+
+            for name, value in tables.blocks.items():
+                head.blocks[name] = put(value)
+            for name, table in tables.tables.items():
+                per = max(1, tables.per_bucket.get(name, 16))
+                count = max(1, -(-len(table) // per))
+                buckets: list[dict[str, Any]] = [{} for _ in range(count)]
+                for key, value in table.items():
+                    buckets[_bucket_of(key, count)][key] = value
+                refs = b"".join(_REF.pack(*put(bucket)) for bucket in buckets)
+                head.tables[name] = put(refs)
+                del buckets
+            data = encode(head)
+            fh.write(data)
+            lead = _Lead(
+                _MAGIC,
+                CACHE_FORMAT,
+                at,
+                len(data),
+                zlib.crc32(data),
+                at + len(data),
+                info.st_size,
+                info.st_mtime_ns,
+                info.st_ctime_ns,
+                info.st_ino,
+                info.st_dev,
+            )
+            fh.seek(0)
+            fh.write(_lead_bytes(lead))
         os.replace(tmp, entry)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -610,20 +916,17 @@ def _write(entry: Path, head: list[Any], count: int, chunks: Iterator[bytes]) ->
 
 def _describe(path: Path, size: int) -> CacheEntry:
     try:
-        with open(path, "rb") as fh, _mapped(fh.fileno()) as data:
-            head = msgspec.msgpack.decode(data, type=_Head)
-            current = (head.magic, head.format, head.version, head.schema) == (
-                _MAGIC,
-                CACHE_FORMAT,
-                __version__,
-                _schema(),
-            )
-            if head.magic == _MAGIC and head.format == CACHE_FORMAT:
-                top = msgspec.msgpack.decode(data, type=_Entry)
-                source, snapshot_bytes = top.source, top.size
-                del top
-            else:
-                source, snapshot_bytes = None, None
-            return CacheEntry(path, size, source, snapshot_bytes, head.version, current)
+        with open(path, "rb") as fh:
+            data = _map(fh.fileno())
+        try:
+            lead = msgspec.msgpack.decode(data[:_LEAD_BYTES], type=_Lead)
+            if lead.magic != _MAGIC or lead.format != CACHE_FORMAT:
+                return CacheEntry(path, size, None, None, None, False)
+            view = data[lead.head_offset : lead.head_offset + lead.head_length]
+            head = msgspec.msgpack.decode(view, type=_Head)
+            current = (head.version, head.schema) == (__version__, _schema())
+            return CacheEntry(path, size, head.source, lead.size, head.version, current)
+        finally:
+            _unmap(data)
     except (OSError, ValueError, msgspec.DecodeError, msgspec.ValidationError):
         return CacheEntry(path, size, None, None, None, False)

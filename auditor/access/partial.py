@@ -1,0 +1,578 @@
+"""One question about a large estate answered from its cache entry (:mod:`auditor.estate.cache`),
+decoding only what the question needs, and deciding with the one decision function.
+
+:func:`cache_tables` is the cache's indexer: it writes, beside the hierarchy (whole),
+
+- ``dir``: every principal key the engine's directory knows (directory entries, the groups they are
+  members of, the principals of role and deny assignments), with its id as the engine shows it, what
+  the principal resolver knows of it, its directory entries (with their place in the snapshot), its
+  number of direct members (listed in the ``members`` table);
+- ``ra``: the role assignments at each scope key (with their places in the snapshot): a question
+  reads those at its scope's chain only;
+- ``scope``: every scope key the engine's scope tree knows, with its display casing and the deny
+  assignments there;
+- ``name``: the resolver's e-mail / user principal name and display-name tables;
+- ``index``: the subscriptions the estate knows (advice's "scope outside the estate"), the deny
+  assignments' permission patterns (advice's "unknown action"), counts.
+
+:class:`PartialEstate` then builds a :class:`~auditor.access.indexes.Indexes` over a *partial*
+snapshot: for ``access check`` the principal's identities (itself and its groups, transitively),
+the role assignments made to them at the scope's chain (the scope and its ancestors: a decision
+looks nowhere else), the deny assignments there, every role definition (decoded from the snapshot
+file itself) and the hierarchy; for ``access who`` every role assignment at the scope's chain, the
+principals they reach through groups and the groups those belong to. The
+records keep their snapshot order, so the decision sees what it sees on the whole estate; what the
+warnings need beyond that (which principals, scopes and subscriptions the whole estate knows, the
+operations its deny assignments name, the ids and scopes as first written) is taken from the tables,
+so that answers and warnings equal the whole estate's (``tests/test_cache_partial.py`` checks it
+over generated estates).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import msgspec
+
+from auditor.access.advice import _Vocabulary, advisor
+from auditor.access.catalogue import CompiledPermission
+from auditor.access.directory import Directory
+from auditor.access.engine import AccessEngine
+from auditor.access.indexes import Indexes, is_all_principals
+from auditor.access.principals import (
+    PrincipalCandidate,
+    PrincipalResolver,
+    ResolvedPrincipal,
+    looks_like_guid,
+)
+from auditor.access.scopes import ROOT, ScopeTree, scope_key
+from auditor.errors import InputError
+from auditor.estate.cache import CachedEstate, Tables
+from auditor.estate.records import (
+    DenyAssignmentRecord,
+    DirectoryPrincipalRecord,
+    HierarchyRecord,
+    RoleAssignmentPropertiesRecord,
+    RoleAssignmentRecord,
+)
+from auditor.estate.snapshot import Snapshot
+
+__all__ = ["LAYOUT", "PartialEstate", "cache_tables"]
+
+LAYOUT = "access-1"
+"""The layout of the tables :func:`cache_tables` writes."""
+
+_Info = tuple[str, str | None, str | None, str | None]
+"""What the resolver knows of a principal: id as shown, type, display name, e-mail."""
+
+
+class _Dir(msgspec.Struct, array_like=True, omit_defaults=False):
+    display: str
+    known: bool
+    """Registered in the engine's directory (else only the resolver knows it)."""
+    info: _Info | None = None
+    entries: list[tuple[int, DirectoryPrincipalRecord]] = []
+    members: int = 0
+    """How many direct members it has (listed in the ``members`` table)."""
+
+
+class _Scope(msgspec.Struct, array_like=True):
+    display: str
+    denies: list[tuple[int, DenyAssignmentRecord]] = []
+
+
+class _AtScope(msgspec.Struct, array_like=True):
+    """The role assignments at one scope key, their places in the snapshot, and the scope as the
+    first of them writes it (left out of those that write it so: see :class:`_Shortened`)."""
+
+    scope: str
+    indexes: list[int]
+    records: list[RoleAssignmentRecord]
+
+
+class _Name(msgspec.Struct, array_like=True):
+    address: list[tuple[str, str]] = []
+    name: list[str] = []
+
+
+_Patterns = tuple[list[str], list[str], list[str], list[str]]
+
+
+class _Index(msgspec.Struct):
+    subscriptions: list[str]
+    vocabulary: list[_Patterns]
+    odd_principals: dict[str, str]
+    """The principal keys some record writes otherwise than the id first seen (which the engine
+    shows), with that id."""
+    odd_scopes: dict[str, str]
+    """Likewise for scope keys."""
+    first_principal: tuple[int, DirectoryPrincipalRecord] | None = None
+    blank_ids: list[int] = []
+    blank_types: list[int] = []
+    blank_scopes: list[int] = []
+
+
+# -- writing
+
+
+def cache_tables(snapshot: Snapshot) -> Tables:
+    """The cache's indexer: the tables of ``snapshot`` (see the module's notes)."""
+    scopes = ScopeTree(snapshot.hierarchy)
+    directory = Directory(snapshot.principals)
+    at_scope: dict[str, list[int]] = {}
+    first_raw: dict[str, str] = {}
+    scope_keys: dict[str, str] = {}
+    principal_keys: dict[str, str] = {}
+    last: str | None = None
+    here: list[int] = []
+    records = snapshot.roleAssignments
+    for index, record in enumerate(records):
+        props = record.properties
+        raw = props.scope
+        if raw is not last:  # snapshots list a scope's assignments together
+            last = raw
+            scope = scope_keys.get(raw)
+            if scope is None:
+                scope = scope_keys[raw] = scopes.add(raw or "/")
+            found = at_scope.get(scope)
+            if found is None:
+                found = at_scope[scope] = []
+                first_raw[scope] = raw
+            here = found
+        here.append(index)
+        raw = props.principalId
+        if raw not in principal_keys:
+            principal_keys[raw] = directory.add(raw)
+    denies_at: dict[str, list[tuple[int, DenyAssignmentRecord]]] = {}
+    deny_scopes: dict[str, str] = {}
+    deny_ids: dict[str, str] = {}
+    vocabulary: dict[tuple[tuple[str, ...], ...], None] = {}
+    for index, deny in enumerate(snapshot.denyAssignments):
+        dprops = deny.properties
+        raw = dprops.scope or "/"
+        scope = deny_scopes[raw] = scopes.add(raw)
+        denies_at.setdefault(scope, []).append((index, deny))
+        for p in (*dprops.principals, *dprops.excludePrincipals):
+            if p.id and not is_all_principals(p):
+                deny_ids[p.id] = directory.add(p.id)
+        for perm in dprops.permissions:
+            shape = (
+                tuple(perm.actions),
+                tuple(perm.notActions),
+                tuple(perm.dataActions),
+                tuple(perm.notDataActions),
+            )
+            vocabulary[shape] = None
+    resolver = PrincipalResolver(snapshot, directory, ids_complete=True)
+    members: dict[str, list[str]] = {}
+    dir_table = _dir_table(snapshot, directory, resolver, members)
+    scope_table: dict[str, _Scope] = {}
+    for key in scopes.known():
+        scope_table[key] = _Scope(scopes.display(key), denies_at.get(key, []))
+    names: dict[str, _Name] = {}
+    for text, pairs in resolver._by_address.items():
+        names[text] = _Name(address=[(k, how) for k, how in pairs])
+    for text, keys in resolver._by_name.items():
+        names.setdefault(text, _Name()).name = list(keys)
+    index_block = _Index(
+        subscriptions=sorted(_subscriptions(snapshot, scopes)),
+        vocabulary=[(list(a), list(b), list(c), list(d)) for a, b, c, d in vocabulary],
+        odd_principals=_odd_principals(snapshot, directory, principal_keys, deny_ids),
+        odd_scopes={
+            key: scopes.display(key)
+            for raw, key in (*scope_keys.items(), *deny_scopes.items())
+            if (raw.rstrip("/") or "/") != scopes.display(key)
+        },
+        first_principal=(0, snapshot.principals[0]) if snapshot.principals else None,
+    )
+    held = {
+        key: _AtScope(first_raw[key], idx, [records[i] for i in idx])
+        for key, idx in at_scope.items()
+    }
+    usual = {raw for raw, key in scope_keys.items() if first_raw[key] == raw}
+    return Tables(
+        layout=LAYOUT,
+        blocks={"index": index_block, "hierarchy": snapshot.hierarchy},
+        tables={
+            "dir": dir_table,
+            "members": members,
+            "ra": held,
+            "scope": scope_table,
+            "name": names,
+        },
+        per_bucket={"dir": 8, "members": 4, "ra": 4, "scope": 16, "name": 32},
+        writing=_Shortened(records, usual, index_block).left_out,
+    )
+
+
+_RA_INFIX = "/providers/Cloud.Authorization/roleAssignments/"
+_RA_TYPE = "Cloud.Authorization/roleAssignments"
+
+
+class _Shortened:
+    """What a role assignment's entry leaves out because :func:`_restore` makes it again (half of
+    the bytes): its scope when it is written as the first assignment at that scope writes it; an
+    id that is its scope, :data:`_RA_INFIX` and its name; the usual type. Fields that are really
+    empty are listed in the index block, so that they stay empty."""
+
+    def __init__(self, records: list[RoleAssignmentRecord], usual: set[str], index: _Index) -> None:
+        self._records = records
+        self._usual = usual
+        self._index = index
+
+    @contextlib.contextmanager
+    def left_out(self) -> Iterator[None]:
+        """While the entry is written: the fields left out are empty (then put back)."""
+        ids: list[tuple[RoleAssignmentRecord, str]] = []
+        scopes: list[tuple[RoleAssignmentPropertiesRecord, str]] = []
+        kinds: list[RoleAssignmentRecord] = []
+        blank_ids = self._index.blank_ids
+        blank_types = self._index.blank_types
+        blank_scopes = self._index.blank_scopes
+        usual_scopes = self._usual
+        infix = _RA_INFIX
+        usual = _RA_TYPE
+        try:
+            for index, record in enumerate(self._records):
+                props = record.properties
+                rid = record.id
+                scope = props.scope
+                if not rid:
+                    blank_ids.append(index)
+                elif rid.endswith(record.name or "\0") and rid == f"{scope}{infix}{record.name}":
+                    ids.append((record, rid))
+                    record.id = ""
+                if not scope:
+                    blank_scopes.append(index)
+                elif scope in usual_scopes:
+                    scopes.append((props, scope))
+                    props.scope = ""
+                kind = record.type
+                if kind == usual:
+                    kinds.append(record)
+                    record.type = ""
+                elif kind == "":
+                    blank_types.append(index)
+            yield
+        finally:
+            for record, rid in ids:
+                record.id = rid
+            for props, scope in scopes:
+                props.scope = scope
+            for record in kinds:
+                record.type = usual
+
+
+def _restore(at: _AtScope, blank: tuple[frozenset[int], frozenset[int], frozenset[int]]) -> None:
+    """Make again what :class:`_Shortened` left out of the role assignments at one scope."""
+    blank_ids, blank_types, blank_scopes = blank
+    for index, record in zip(at.indexes, at.records, strict=True):
+        props = record.properties
+        if not props.scope and index not in blank_scopes:
+            props.scope = at.scope
+        if not record.id and record.name is not None and index not in blank_ids:
+            record.id = f"{props.scope}{_RA_INFIX}{record.name}"
+        if record.type == "" and index not in blank_types:
+            record.type = _RA_TYPE
+
+
+def _dir_table(
+    snapshot: Snapshot,
+    directory: Directory,
+    resolver: PrincipalResolver,
+    members: dict[str, list[str]],
+) -> dict[str, _Dir]:
+    """The ``dir`` table (and, into ``members``, each group's direct members)."""
+    table: dict[str, _Dir] = {}
+    for key in directory._display:
+        table[key] = _Dir(directory.display(key), True)
+    for index, record in enumerate(snapshot.principals):
+        table[record.id.lower()].entries.append((index, record))
+    for member, groups in directory._member_of.items():
+        for group in groups:
+            members.setdefault(group, []).append(member)
+    for group, listed in members.items():
+        table[group].members = len(listed)
+    for key, candidate in resolver._info.items():
+        info = (candidate.id, candidate.type, candidate.displayName, candidate.email)
+        found = table.get(key)
+        if found is None:
+            table[key] = _Dir(candidate.id, False, info)
+        else:
+            found.info = info
+    return table
+
+
+def _odd_principals(
+    snapshot: Snapshot,
+    directory: Directory,
+    assigned: dict[str, str],
+    denied: dict[str, str],
+) -> dict[str, str]:
+    """The principal keys that some entry, membership or assignment writes otherwise than the id
+    the engine shows (the first written), with that id."""
+    odd: dict[str, str] = {}
+    display = directory.display
+
+    def note(raw: str) -> None:
+        key = raw.lower()
+        if raw != display(key):
+            odd[key] = display(key)
+
+    for record in snapshot.principals:
+        note(record.id)
+        for group in record.memberOf:
+            note(group)
+    for raw in (*assigned, *denied):
+        note(raw)
+    return odd
+
+
+def _subscriptions(snapshot: Snapshot, scopes: ScopeTree) -> set[str]:
+    """The subscriptions the whole estate knows, as advice counts them."""
+    of = ScopeTree.subscription_of
+    found: set[str] = set()
+    for key in scopes.known():
+        if key.startswith("/subscriptions/"):
+            sub = of(key)
+            if sub is not None:
+                found.add(sub)
+    for resource in (*snapshot.clusters, *snapshot.domains, *snapshot.healthEvents):
+        rid = getattr(resource, "id", None)
+        if isinstance(rid, str):
+            sub = of(scope_key(rid))
+            if sub is not None:
+                found.add(sub)
+    return found
+
+
+# -- reading
+
+
+class PartialEstate:
+    """The questions one cache entry answers without loading the estate (see the module's notes).
+
+    Methods raise :class:`InputError` when a block of the entry is damaged (the caller then
+    removes the entry, :meth:`CachedEstate.discard`, and loads the snapshot, which writes it
+    again). ``access what`` and batches need the whole estate: they load it."""
+
+    def __init__(self, cached: CachedEstate) -> None:
+        if cached.layout != LAYOUT:
+            raise InputError("the cache entry has another layout", source=cached.path)
+        self.cached = cached
+        self._index: _Index = cached.block("index", _Index)
+        self._hierarchy: list[HierarchyRecord] = cached.block("hierarchy", list[HierarchyRecord])
+        self._dirs: dict[str, _Dir | None] = {}
+        self._scopes: dict[str, _Scope | None] = {}
+        self._tree = ScopeTree(self._hierarchy)
+        self._held: dict[str, list[tuple[int, RoleAssignmentRecord]]] = {}
+        index = self._index
+        self._blank = (
+            frozenset(index.blank_ids),
+            frozenset(index.blank_types),
+            frozenset(index.blank_scopes),
+        )
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the loader told of the snapshot when it was cached."""
+        return self.cached.warnings
+
+    def _dir(self, key: str) -> _Dir | None:
+        if key in self._dirs:
+            return self._dirs[key]
+        found: _Dir | None = self.cached.get("dir", key, _Dir)
+        self._dirs[key] = found
+        return found
+
+    def _scope(self, key: str) -> _Scope | None:
+        if key in self._scopes:
+            return self._scopes[key]
+        found: _Scope | None = self.cached.get("scope", key, _Scope)
+        self._scopes[key] = found
+        return found
+
+    # -- principals
+
+    def resolve(self, text: str) -> ResolvedPrincipal | None:
+        """The principal ``text`` names, as :meth:`AccessEngine.resolve_principal` resolves it on
+        the whole estate; None when it names several or nobody (the whole estate's resolver then
+        words the error)."""
+        given = text.strip()
+        if not given:
+            return None
+        key = given.lower()
+        found = self._dir(key)
+        if found is not None:
+            cand = self._candidate(key)
+            return ResolvedPrincipal(given, given, "id", True, cand.type, cand.displayName)
+        name: _Name | None = self.cached.get("name", key, _Name)
+        if name is not None and name.address:
+            keys = list(dict.fromkeys(k for k, _how in name.address))
+            if len(keys) > 1:
+                return None
+            how: Any = name.address[0][1]
+            return self._resolved(keys[0], given, how)
+        if name is not None and name.name:
+            if len(name.name) > 1:
+                return None
+            return self._resolved(name.name[0], given, "displayName")
+        if looks_like_guid(given):
+            return ResolvedPrincipal(given, given, "unknownId", False)
+        return None
+
+    def _candidate(self, key: str) -> PrincipalCandidate:
+        found = self._dir(key)
+        if found is not None and found.info is not None:
+            return PrincipalCandidate(*found.info)
+        return PrincipalCandidate(found.display if found is not None else key)
+
+    def _resolved(self, key: str, given: str, how: Any) -> ResolvedPrincipal:
+        cand = self._candidate(key)
+        return ResolvedPrincipal(cand.id, given, how, True, cand.type, cand.displayName)
+
+    # -- engines
+
+    def engine_for_check(self, principal_id: str, scope: str) -> AccessEngine:
+        """An engine that decides ``principal_id`` at ``scope`` (any action) as the whole
+        estate's does, with the same warnings."""
+        key = principal_id.lower()
+        entries, identities = self._closure([key], members=False)
+        chain = self._tree.chain(scope_key(scope))
+        mine = frozenset(identities)
+        ras = [
+            pair
+            for level in chain
+            for pair in self._assignments(level)
+            if pair[1].properties.principalId.lower() in mine
+        ]
+        return self._engine(entries, ras, self._denies(chain), [key], scope)
+
+    def engine_for_who(self, scope: str) -> AccessEngine:
+        """An engine whose who-can at ``scope`` equals the whole estate's."""
+        chain = self._tree.chain(scope_key(scope))
+        ras = [pair for level in chain for pair in self._assignments(level)]
+        holders = dict.fromkeys(r.properties.principalId.lower() for _i, r in ras)
+        entries, _reached = self._closure(list(holders), members=True)
+        return self._engine(entries, ras, self._denies(chain), [], scope)
+
+    def _assignments(self, level: str) -> list[tuple[int, RoleAssignmentRecord]]:
+        """The role assignments at scope key ``level`` exactly, with their places."""
+        found = self._held.get(level)
+        if found is None:
+            at: _AtScope | None = self.cached.get("ra", level, _AtScope)
+            if at is not None:
+                _restore(at, self._blank)
+            found = self._held[level] = (
+                [] if at is None else list(zip(at.indexes, at.records, strict=True))
+            )
+        return found
+
+    def _denies(self, chain: Iterable[str]) -> list[tuple[int, DenyAssignmentRecord]]:
+        out: list[tuple[int, DenyAssignmentRecord]] = []
+        for level in chain:
+            found = self._scope(level)
+            if found is not None:
+                out += found.denies
+        return out
+
+    def _closure(
+        self, start: list[str], *, members: bool
+    ) -> tuple[list[tuple[int, DirectoryPrincipalRecord]], list[str]]:
+        """The directory entries of ``start`` and of every group they belong to (and, with
+        ``members``, of every transitive member of theirs and the groups those belong to), and
+        the keys reached through groups upwards from ``start``."""
+        seen: dict[str, None] = {}
+        if members:
+            queue = deque(start)
+            down: dict[str, None] = dict.fromkeys(start)
+            while queue:
+                found = self._dir(key := queue.popleft())
+                listed: list[str] | None = (
+                    self.cached.get("members", key, list[str])
+                    if found is not None and found.members
+                    else None
+                )
+                for member in listed or ():
+                    if member not in down:
+                        down[member] = None
+                        queue.append(member)
+            start = list(down)
+        entries: list[tuple[int, DirectoryPrincipalRecord]] = []
+        queue = deque(start)
+        seen.update(dict.fromkeys(start))
+        while queue:
+            found = self._dir(queue.popleft())
+            if found is None:
+                continue
+            entries += found.entries
+            for _index, record in found.entries:
+                for group in record.memberOf:
+                    gk = group.lower()
+                    if gk not in seen:
+                        seen[gk] = None
+                        queue.append(gk)
+        return entries, list(seen)
+
+    def _engine(
+        self,
+        entries: list[tuple[int, DirectoryPrincipalRecord]],
+        ras: list[tuple[int, RoleAssignmentRecord]],
+        denies: list[tuple[int, DenyAssignmentRecord]],
+        principals: list[str],
+        scope: str,
+    ) -> AccessEngine:
+        cached = self.cached
+        snap = cached.snapshot_shell()
+        small = cached.small_sections(("roleDefinitions",))
+        first = self._index.first_principal
+        if first is not None and not entries:
+            entries = [first]  # "the snapshot holds no directory" is said only when true
+        snap.hierarchy = self._hierarchy
+        snap.roleDefinitions = small.roleDefinitions
+        snap.principals = [r for _i, r in _ordered(entries)]
+        snap.roleAssignments = [r for _i, r in _ordered(ras)]
+        snap.denyAssignments = [r for _i, r in _ordered(denies)]
+        ix = Indexes(snap)
+        self._as_whole(ix, principals, scope)
+        return AccessEngine(ix)
+
+    def _as_whole(self, ix: Indexes, principals: list[str], scope: str) -> None:
+        """Make what the warnings and the output read of ``ix`` the whole estate's: ids and scopes
+        as first written, the principals and scopes the whole estate knows, its subscriptions and
+        the operations its deny assignments name."""
+        shown = ix.directory._display
+        odd = self._index.odd_principals
+        for key in [k for k in shown if k in odd] if odd else ():
+            shown[key] = odd[key]
+        for key in principals:
+            found = self._dir(key)
+            if found is not None and found.known:
+                shown[key] = found.display
+        tree = ix.scopes._display
+        odd = self._index.odd_scopes
+        for key in [k for k in tree if k in odd] if odd else ():
+            tree[key] = odd[key]
+        wanted = scope_key(scope)
+        if wanted != ROOT and ScopeTree.subscription_of(wanted) is None and wanted not in tree:
+            at = self._scope(wanted)
+            if at is not None:
+                tree[wanted] = at.display
+        notes = advisor(ix)
+        notes._subscriptions = frozenset(self._index.subscriptions)
+        perms: list[CompiledPermission] = [
+            p for role in ix.catalogue.roles.values() for p in role.permissions
+        ]
+        perms += [
+            CompiledPermission.build(i, a, na, d, nd, None, None)
+            for i, (a, na, d, nd) in enumerate(self._index.vocabulary)
+        ]
+        notes._vocabulary = _Vocabulary(perms)
+
+
+def _ordered(pairs: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """Pairs in snapshot order, each place once."""
+    return sorted(dict(pairs).items())
