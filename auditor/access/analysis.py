@@ -69,13 +69,20 @@ def _type_of(ix: Indexes, key: str, hint: str | None = None) -> str | None:
     return hint
 
 
+_NO_PRINCIPALS: dict[str, tuple[AssignmentEntry, ...]] = {}
+
+
 def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[str]) -> bool:
-    for identity in ix.directory.identities(key):
-        scopes = ix.by_principal.get(identity)
-        if not scopes:
+    # read by scope, then principal (the index by principal is built only when asked for: a
+    # million assignments take a third of a second)
+    at_scope = ix.at_scope
+    identities = ix.directory.identities(key)
+    for level in chain:
+        principals = at_scope.get(level, _NO_PRINCIPALS)
+        if not principals:
             continue
-        for level in chain:
-            for entry in scopes.get(level, ()):
+        for identity in identities:
+            for entry in principals.get(identity, ()):
                 if entry.role in roles:
                     return True
     return False
@@ -328,6 +335,7 @@ def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
     ``ActionMatches``; a condition without one targets every operation of the role. Conditions that
     cannot be used (RBAC-011) are skipped."""
     directory = ix.directory
+    at_scope = ix.at_scope
     results: list[BypassedCondition] = []
     for entry in ix.assignments:
         cond = entry.cond
@@ -346,11 +354,8 @@ def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
             continue
         chain = ix.scopes.chain(entry.scope)
         for identity in sorted(directory.identities(entry.principal)):
-            scopes = ix.by_principal.get(identity)
-            if not scopes:
-                continue
             for level in chain:
-                for other in scopes.get(level, ()):
+                for other in at_scope.get(level, _NO_PRINCIPALS).get(identity, ()):
                     if other is entry or other.cond is not None:
                         continue
                     other_role = ix.catalogue.role(other.role)

@@ -14,7 +14,10 @@ number per distinct value, lists and objects included, in an array of 1 or 2 byt
 are few). A predicate is then evaluated once per distinct key of what it reads (the
 principal's type, the role, the scope's level: a handful of combinations), not once per assignment
 (:meth:`AssignmentRows.fields_row`); :meth:`AssignmentRows.row` is the whole row of one assignment
-(for a failing finding's message and evidence).
+(for a failing finding's message and evidence). The rule engine reads the values of a path once
+per distinct key of its facet (:meth:`AssignmentRows.key_values`) and each assignment's key as a
+number (:meth:`AssignmentRows.facet_codes`), so that its loops over a million assignments run in C
+(``auditor.audit.resources._verdicts``).
 
 Fields of a role assignment row, by facet:
 
@@ -37,9 +40,11 @@ from __future__ import annotations
 
 import functools
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from auditor.access.analysis import PRIVILEGED_ROLES
@@ -51,6 +56,8 @@ if TYPE_CHECKING:
     from auditor.access.engine import AccessEngine
     from auditor.estate.snapshot import Snapshot
 
+_PRINCIPAL = attrgetter("principal")
+_SCOPE = attrgetter("scope")
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
 ROLE_DEFINITIONS = "Cloud.Authorization/roleDefinitions"
 DENY_ASSIGNMENTS = "Cloud.Authorization/denyAssignments"
@@ -162,6 +169,9 @@ class AssignmentRows:
     _guests: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
     _paths: dict[str, Any] = field(default_factory=dict)
     _rows: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
+    _keysets: dict[str, list[Any]] = field(default_factory=dict)
+    _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
+    _codes: dict[str, tuple[Sequence[int], list[Any]]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.engine.indexes.assignments)
@@ -191,13 +201,17 @@ class AssignmentRows:
         shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
         share = shared.setdefault
         if facet == "principal":
+            # the principals in C; a Python step only for those the directory gives no type
             typed = {k for k, r in self._ix.directory.entries() if r.type}
-            return [
-                e.principal
-                if e.principal in typed
-                else share(pair := (e.principal, e.record.properties.principalType), pair)
-                for e in entries
-            ]
+            keys: list[Any] = list(map(_PRINCIPAL, entries))
+            distinct = set(keys)
+            untyped = distinct.difference(typed)
+            for index in compress(range(len(keys)), map(untyped.__contains__, keys)):
+                pair = (keys[index], entries[index].record.properties.principalType)
+                keys[index] = share(pair, pair)
+            distinct.difference_update(untyped)  # each such principal's keys are its pairs
+            self._keysets[facet] = [*distinct, *shared.values()]
+            return keys
         if facet == "condition":
             out: list[Any] = []
             for e in entries:
@@ -208,6 +222,13 @@ class AssignmentRows:
         raise KeyError(facet)
 
     # -- rows
+
+    def facet_of(self, path: str) -> str | None:
+        """The facet member ``path`` reads; None when every assignment has the same value there
+        (``type``, or a field role assignments do not have)."""
+        parts = [p for p in path.casefold().split("/") if p]
+        facet = ASSIGNMENT_FACETS.get(parts[0]) if parts else None
+        return None if facet == "type" else facet
 
     def key_column(self, path: str) -> Sequence[Any] | None:
         """Every assignment's key for the value at member ``path`` (``principal/enabled``): the
@@ -220,17 +241,13 @@ class AssignmentRows:
         found: Sequence[Any] | None = self._paths.get(folded)
         if found is not None:
             return found
-        parts = [p for p in folded.split("/") if p]
-        facet = ASSIGNMENT_FACETS.get(parts[0]) if parts else None
-        if facet is None or facet == "type":
+        facet = self.facet_of(folded)
+        if facet is None:
             return ()  # the same for every assignment
         if facet == "assignment":
             return None
         keys = self.column(facet)
-        values: dict[Any, Any] = {}
-        for key in set(keys):
-            value = self._facet_field(facet, key, parts)
-            values[key] = value if isinstance(value, _SCALARS) else _frozen(value)
+        values = self.key_values(folded)
         if all(k is v or k == v for k, v in values.items()):
             found = keys
         else:  # a number per distinct value, in 1 or 2 bytes when they are few (not 8)
@@ -241,6 +258,111 @@ class AssignmentRows:
             found = array(typecode, map(code.__getitem__, keys))
         self._paths[folded] = found
         return found
+
+    def key_values(self, path: str) -> dict[Any, Any]:
+        """The value at member ``path`` for each distinct key of its facet (a list or object
+        frozen: equal only when the values are equal; see :meth:`key_column`). Made once per
+        path; the path must read a facet (:meth:`facet_of`) other than the assignment's."""
+        folded = path.casefold()
+        found = self._values.get(folded)
+        if found is not None:
+            return found
+        parts = [p for p in folded.split("/") if p]
+        facet = self.facet_of(folded)
+        if facet is None or facet == "assignment":
+            raise ValueError(f"{path!r} reads no facet of distinct keys")
+        values: dict[Any, Any] = {}
+        fast = self._principal_getter(tuple(parts)) if facet == "principal" else None
+        if fast is not None and parts == ["guests"]:
+            # the (guest, membership path) pairs behind the guest objects: equal exactly when
+            # the objects are (a guest's id is its key as first seen), and made without them
+            guests = self._guests_of()
+            empty = _frozen([])
+            for key in self._distinct(facet):
+                held = guests.get(key[0] if isinstance(key, tuple) else key)
+                values[key] = empty if held is None else ("guests", tuple(held))
+        elif fast is not None:  # a field read straight from each principal's directory entry
+            entry = self._ix.directory.entry
+            last: Any = values  # a list the getter gives again (no guests) is frozen once
+            frozen: Any = None
+            for key in self._distinct(facet):
+                principal, given = key if isinstance(key, tuple) else (key, None)
+                value = fast(principal, given, entry(principal))
+                if isinstance(value, _SCALARS):
+                    values[key] = value
+                elif value is last:
+                    values[key] = frozen
+                else:
+                    last, frozen = value, _frozen(value)
+                    values[key] = frozen
+        else:
+            for key in self._distinct(facet):
+                value = self._facet_field(facet, key, parts)
+                values[key] = value if isinstance(value, _SCALARS) else _frozen(value)
+        self._values[folded] = values
+        return values
+
+    def facet_codes(self, facet: str) -> tuple[Sequence[int], list[Any]]:
+        """Every assignment's key of ``facet`` as a number (in 1, 2 or 4 bytes), and the keys by
+        number (:meth:`_distinct`). Made once per facet."""
+        found = self._codes.get(facet)
+        if found is None:
+            keys = self._distinct(facet)
+            number = {key: n for n, key in enumerate(keys)}
+            size = len(keys)
+            typecode = "B" if size <= 1 << 8 else "H" if size <= 1 << 16 else "i"
+            codes = array(typecode, map(number.__getitem__, self.column(facet)))
+            found = self._codes[facet] = (codes, keys)
+        return found
+
+    def fields_of(self, names: Iterable[str], keys: dict[str, Any]) -> dict[str, Any]:
+        """The fields ``names`` (top-level, any case) of an assignment whose facets have ``keys``
+        (every facet the names read, but the assignment's own)."""
+        row: dict[str, Any] = {"type": ROLE_ASSIGNMENTS}
+        facets = dict.fromkeys(ASSIGNMENT_FACETS.get(n.casefold(), "type") for n in names)
+        for facet in facets:
+            if facet != "type":
+                row.update(self._facet(facet, keys[facet], -1))
+        return row
+
+    def _distinct(self, facet: str) -> list[Any]:
+        """The distinct keys of ``facet`` (made once per facet: each key column of its member
+        paths reads them)."""
+        found = self._keysets.get(facet)
+        if found is None:
+            found = self._keysets[facet] = list(set(self.column(facet)))
+        return found
+
+    def _principal_getter(self, parts: tuple[str, ...]) -> Callable[[str, Any, Any], Any] | None:
+        """For the member paths RBAC rules read of a principal, the function giving the value at
+        ``parts`` from ``(principal key, the assignment's principalType, directory entry or
+        None)``: the value :meth:`_principal` gives at that path, without making the principal's
+        other fields (a million assignments have a hundred thousand principals). None for any
+        other path."""
+        listed = self.directory_listed
+        if parts == ("principal", "indirectory"):
+            return lambda _key, _given, record: (record is not None) if listed else None
+        if parts == ("principal", "enabled"):
+            return lambda _key, _given, record: None if record is None else record.accountEnabled
+        if parts == ("principal", "usertype"):
+            return lambda _key, _given, record: None if record is None else record.userType
+        if parts == ("principal", "guest"):
+            return lambda _key, _given, record: (
+                None if record is None else (record.userType or "").lower() == "guest"
+            )
+        if parts == ("principaltype",):
+            return lambda _key, given, record: (
+                str(record.type) if record is not None and record.type else given or "User"
+            )
+        name = _PRINCIPAL_FIELDS.get(parts[0], "") if len(parts) == 1 else ""
+        if name in ("guests", "guestNames", "membershipDepth"):
+            guests = self._guests_of()
+            none: Any = None if name == "membershipDepth" else []  # held by no guest
+            field = self._field
+            return lambda key, given, record: (
+                field(key, given, record, name) if key in guests else none
+            )
+        return None
 
     def fields_row(self, names: Iterable[str], index: int) -> dict[str, Any]:
         """The fields ``names`` (top-level, any case) of assignment ``index``."""
@@ -255,7 +377,13 @@ class AssignmentRows:
 
     def row(self, index: int) -> dict[str, Any]:
         """The whole row of assignment ``index``."""
-        keys = tuple(self.column(facet)[index] for facet in FACETS[2:])
+        column = self.column  # the facets of FACETS[2:]
+        keys = (
+            column("principal")[index],
+            column("role")[index],
+            column("scopeLevel")[index],
+            column("condition")[index],
+        )
         fields = self._rows.get(keys)
         if fields is None:  # the fields of every facet but the assignment's, once per keys
             fields = {}
@@ -271,8 +399,12 @@ class AssignmentRows:
         facets = {ASSIGNMENT_FACETS.get(next(iter(p.lstrip("/").split("/")))) for p in folded}
         for path in [p for p in self._paths if p not in folded]:
             del self._paths[path]
+        for path in [p for p in self._values if p not in folded]:
+            del self._values[path]
         for facet in [f for f in self._columns if f not in facets]:
             del self._columns[facet]
+            self._keysets.pop(facet, None)
+            self._codes.pop(facet, None)
         for facet in [f for f in self._facets if f not in facets]:
             del self._facets[facet]
         if "principal" not in facets:
@@ -497,34 +629,51 @@ def subscription_rows(engine: AccessEngine) -> list[dict[str, Any]]:
     above, a group counting as one), ``owners`` (the first ids), ``directUserAssignments``
     (role assignments to users at the subscription or below) and ``directUserAssignmentIds``."""
     ix = engine.indexes
+    entries = ix.assignments
     types = {k: str(r.type).lower() for k, r in ix.directory.entries() if r.type}
-    direct: dict[str, list[str]] = defaultdict(list)
-    sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown (once per scope)
+    # the loops over a million assignments run in C: which are to users, each one's subscription
+    # (found once per scope), the counts per subscription; only the ids listed are gathered in
+    # Python, in assignment order, stopping once every subscription has its first ids
+    principals = list(map(_PRINCIPAL, entries))
+    users = {k for k, kind in types.items() if kind == "user"}
+    to_user = list(map(users.__contains__, principals))
+    untyped = set(principals).difference(types)  # the assignment's principalType decides
+    for index in compress(range(len(entries)), map(untyped.__contains__, principals)):
+        kind = entries[index].record.properties.principalType or "User"
+        to_user[index] = kind.lower() == "user"
+    del principals
+    scopes = list(compress(map(_SCOPE, entries), to_user))
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
-    for entry in ix.assignments:
-        sub = sub_of.get(entry.scope, "")
-        if sub == "":
-            found = subscription_of(entry.scope)
-            sub = sub_of[entry.scope] = None if found is None else ix.scopes.display(found)
+    sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown
+    for scope in set(scopes):
+        found = subscription_of(scope)
+        sub_of[scope] = None if found is None else ix.scopes.display(found)
+    subs = list(map(sub_of.__getitem__, scopes))
+    del scopes
+    counts = Counter(subs)
+    counts.pop(None, None)
+    listed: dict[str, list[str]] = defaultdict(list)
+    left = sum(min(n, MAX_LISTED) for n in counts.values())
+    for sub, entry in zip(subs, compress(entries, to_user), strict=True):
+        if left == 0:
+            break
         if sub is None:
             continue
-        kind = types.get(entry.principal)
-        if kind is None:
-            kind = (entry.record.properties.principalType or "User").lower()
-        if kind == "user":
-            direct[sub].append(entry.record.id or "")
+        ids = listed[sub]
+        if len(ids) < MAX_LISTED:
+            ids.append(entry.record.id or "")
+            left -= 1
     rows: list[dict[str, Any]] = []
-    for subs in engine.subscription_owners():
-        ids = direct.get(subs.subscription, [])
+    for owners in engine.subscription_owners():
         rows.append(
             {
                 "type": SUBSCRIPTIONS,
-                "id": subs.subscription,
-                "name": subs.subscription,
-                "ownerCount": subs.count,
-                "owners": [o.principalId for o in subs.owners][:MAX_LISTED],
-                "directUserAssignments": len(ids),
-                "directUserAssignmentIds": ids[:MAX_LISTED],
+                "id": owners.subscription,
+                "name": owners.subscription,
+                "ownerCount": owners.count,
+                "owners": [o.principalId for o in owners.owners][:MAX_LISTED],
+                "directUserAssignments": counts.get(owners.subscription, 0),
+                "directUserAssignmentIds": listed.get(owners.subscription, []),
             }
         )
     return rows

@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -256,14 +256,30 @@ def template_fields(template: str) -> list[str]:
 
 def render_template(template: str, lookup: Callable[[str], str]) -> str:
     """Fill ``{name}`` placeholders through ``lookup``; ``{{`` and ``}}`` give single braces."""
+    out: list[str] = []
+    for literal, name in _template_parts(template):
+        out.append(literal)
+        if name is not None:
+            out.append(lookup(name))
+    return "".join(out)
 
-    def sub(m: re.Match[str]) -> str:
+
+@lru_cache(maxsize=4096)
+def _template_parts(template: str) -> tuple[tuple[str, str | None], ...]:
+    """``template`` split once into ``(text, placeholder name or None)`` pairs, in order (a run
+    renders one template for each of tens of thousands of failing findings)."""
+    parts: list[tuple[str, str | None]] = []
+    start = 0
+    for m in _PLACEHOLDER.finditer(template):
+        text = template[start : m.start()]
         name = m.group(1)
-        if name is None:
-            return m.group(0)[0]
-        return lookup(name.strip())
-
-    return _PLACEHOLDER.sub(sub, template)
+        if name is None:  # {{ or }}
+            parts.append((text + m.group(0)[0], None))
+        else:
+            parts.append((text, name.strip()))
+        start = m.end()
+    parts.append((template[start:], None))
+    return tuple(parts)
 
 
 def _compiler() -> Callable[[str], Predicate]:

@@ -10,8 +10,13 @@ predicate reads (its facets), their passes in bulk (:class:`~auditor.audit.check
 
 from __future__ import annotations
 
+import math
+import operator
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.audit.findings import Located, RunsOn
@@ -25,6 +30,8 @@ from auditor.model.health import HEALTH_EVENT_RESOURCE_TYPE
 if TYPE_CHECKING:
     from auditor.audit.checks._registry import CheckContext, Outcome, PassMany
     from auditor.audit.packs import Rule
+
+_RECORD_ID = attrgetter("record.id")
 
 ResourceKind = Literal["domain", "cluster", "healthEvent", "token", "request", "authorization"]
 
@@ -291,7 +298,8 @@ def _access_rows(ctx: CheckContext) -> _AccessRows:
     snapshot = ctx.snapshot
     items: Located | None = ctx.cache.get("transient:passItems")
     if items is None:  # shared with the access checks (auditor.audit.checks.access)
-        items = Located([e.record.id for e in engine.indexes.assignments], "roleAssignments")
+        ids = list(map(_RECORD_ID, engine.indexes.assignments))  # in C: a million
+        items = Located(ids, "roleAssignments")
         ctx.cache["transient:passItems"] = items
     found = _AccessRows(
         AssignmentRows(engine, bool(snapshot.principals)),
@@ -349,7 +357,10 @@ def _row_resource(row: dict[str, Any], location: str | None, source: str | None)
 
 
 def _evidence(rule: Rule, row: dict[str, Any]) -> dict[str, Any]:
-    return {path: get_path(row, path) for path in rule.evidence}
+    return {
+        path: row[path] if path in row and "/" not in path else get_path(row, path)
+        for path in rule.evidence
+    }
 
 
 def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]:
@@ -412,46 +423,116 @@ def _verdicts(
     predicate: Callable[[Any], bool],
     applies: Callable[[Any], bool],
 ) -> tuple[list[int], list[int]]:
-    """The indexes of the role assignments the rule applies to that pass, and that fail. Each
-    distinct key of the values the rule reads (:meth:`~auditor.access.AssignmentRows.key_column`)
-    is judged once, on a row of just the fields it reads."""
+    """The indexes of the role assignments the rule applies to that pass, and that fail.
+
+    Each distinct combination of the values the rule reads is judged once, on a row of just the
+    fields it reads: the values of a facet (the principal, the role...) are found once per
+    distinct key of that facet (:meth:`~auditor.access.AssignmentRows.key_values`), numbered per
+    distinct combination, and the numbers of the facets read are combined per assignment by
+    loops that run in C (a million assignments: no Python step each)."""
     n = len(rows)
     passed: list[int] = []
     failed: list[int] = []
-    constant = all(rows.key_column(p) == () for p in rule.applies_reads)
+    facet_of = rows.facet_of
+    constant = all(facet_of(p) is None for p in rule.applies_reads)
     applies_to = {p.split("/", 1)[0] for p in rule.applies_reads}
     if not n or (constant and not applies(rows.fields_row(applies_to, 0))):
         return passed, failed  # it judges another kind (by `type`): nothing to do here
     paths = _read_paths(rule)
     names = {p.split("/", 1)[0] for p in paths}
-    columns: dict[int, Sequence[Any]] = {}
+    by_facet: dict[str, list[str]] = {}
     for path in paths:
-        column = rows.key_column(path)
-        if column is None:  # it reads the assignment itself: every row is judged
+        facet = facet_of(path)
+        if facet == "assignment":  # it reads the assignment itself: every row is judged
             for index in range(n):
                 row = rows.row(index)
                 if applies(row):
                     (passed if predicate(row) else failed).append(index)
             return passed, failed
-        if column:
-            columns.setdefault(id(column), column)
-    keys: Iterable[Any]
-    if not columns:  # one verdict for every assignment
+        if facet is not None:
+            by_facet.setdefault(facet, []).append(path)
+    if not by_facet:  # one verdict for every assignment
         doc = rows.fields_row(names, 0)
         if applies(doc):
             return (list(range(n)), failed) if predicate(doc) else (passed, list(range(n)))
         return passed, failed
-    if len(columns) == 1:
-        keys = next(iter(columns.values()))
+    # per facet: a number per distinct combination of the values read of it (a digit), with a key
+    # that has it; then per assignment a number per combination over the facets (mixed radix)
+    facets = list(by_facet)
+    codes_of: list[Any] = []
+    luts: list[list[int]] = []
+    keys_of: list[list[Any]] = []
+    for facet in facets:
+        codes, keys = rows.facet_codes(facet)
+        # each key's values, each with its type (1 and true, 0 and false are judged apart)
+        typed: list[list[tuple[type, Any]]] = []
+        for path in by_facet[facet]:
+            found = list(map(rows.key_values(path).__getitem__, keys))
+            typed.append(list(zip(map(type, found), found, strict=True)))
+        per_key: list[Any] = typed[0] if len(typed) == 1 else list(zip(*typed, strict=True))
+        numbers: dict[Any, int] = {}
+        lut = [numbers.setdefault(combo, len(numbers)) for combo in per_key]
+        first = dict(zip(reversed(lut), reversed(keys), strict=True))  # each number's first key
+        example = [first[number] for number in range(len(numbers))]
+        codes_of.append(codes)
+        luts.append(lut)
+        keys_of.append(example)
+    sizes = [len(example) for example in keys_of]
+    combos: Any
+    if math.prod(sizes) <= _BYTE_COMBINATIONS:
+        combos = _byte_combinations(codes_of, luts, sizes, n)
+        distinct: Iterable[int] = set(combos)
     else:
-        keys = zip(*columns.values(), strict=True)
-    memo: dict[Any, list[int] | None] = {}
-    get = memo.get
-    for index, key in enumerate(keys):
-        target = get(key, memo)
-        if target is memo:
-            doc = rows.fields_row(names, index)
-            target = memo[key] = (passed if predicate(doc) else failed) if applies(doc) else None
-        if target is not None:
-            target.append(index)  # type: ignore[union-attr]
+        column: Any = None
+        for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
+            digits = map(lut.__getitem__, codes)
+            if column is None:
+                column = digits
+            else:
+                column = map(operator.add, map(operator.mul, column, repeat(size)), digits)
+        combos = array("q", column)
+        distinct = set(combos)
+    verdicts: dict[int, int] = {}  # 0 not applying, 1 pass, 2 fail
+    for number in distinct:
+        chosen: dict[str, Any] = {}
+        rest = number
+        for facet, size, example in zip(
+            reversed(facets), reversed(sizes), reversed(keys_of), strict=True
+        ):
+            rest, digit = divmod(rest, size)
+            chosen[facet] = example[digit]
+        doc = rows.fields_of(names, chosen)
+        verdicts[number] = (1 if predicate(doc) else 2) if applies(doc) else 0
+    if isinstance(combos, bytes):
+        verdict = combos.translate(bytes(verdicts.get(b, 0) for b in range(256)))
+    else:
+        verdict = bytes(map(verdicts.__getitem__, combos))
+    del combos
+    passed = list(compress(range(n), verdict.translate(_PASS_MASK)))
+    failed = list(compress(range(n), verdict.translate(_FAIL_MASK)))
     return passed, failed
+
+
+def _byte_combinations(
+    codes_of: Sequence[Any], luts: Sequence[list[int]], sizes: Sequence[int], n: int
+) -> bytes:
+    """Per assignment, the number of its combination of digits (mixed radix, ``sizes`` the
+    digits' bases, whose product is at most 256) as one byte, every loop in C: each facet's digits
+    are a byte per assignment (its key codes through a table), and the digit strings are combined
+    as integers (``x * size + digits``: no byte can carry into the next, as every combination
+    number fits in a byte)."""
+    combined = 0
+    for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
+        table = bytes(lut)
+        if codes.typecode == "B":  # a byte per key code: translated
+            digits = codes.tobytes().translate(table.ljust(256, b"\0"))
+        else:
+            digits = bytes(map(table.__getitem__, codes))
+        combined = combined * size + int.from_bytes(digits, "little")
+    return combined.to_bytes(n, "little")
+
+
+_BYTE_COMBINATIONS = 256
+"""Combinations of the values a rule reads that :func:`_byte_combinations` numbers in a byte."""
+_PASS_MASK = bytes([0, 1] + [0] * 254)
+_FAIL_MASK = bytes([0, 0, 1] + [0] * 253)

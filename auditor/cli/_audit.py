@@ -603,6 +603,9 @@ def register(app: typer.Typer) -> None:
                 result = audit_snapshot(
                     estate, options, target=base_url, target_kind="api", incomplete=incomplete
                 )
+        from auditor.cli import hold_until_exit
+
+        hold_until_exit(estate, result)  # the process ends without freeing them one by one
         run_id = _history.record(result, history_file, options, estate)  # before the reports
         if _ci.mode.text_on_terminal:  # no spinner beside a report on the terminal
             emit(result, outputs, sarif_anchor, compact, include_passed)
@@ -740,7 +743,6 @@ def register(app: typer.Typer) -> None:
         them; with --estate, also what their role and deny assignments grant and take away
         (ACC-001..003, accessDelta); with --apply, send a plan file's requests when the gate
         passes."""
-        from auditor.audit.runner import gate_plan
         from auditor.sources import GATE_FORMATS, parse_assignment, read_deployment
 
         if input_format is not None and input_format not in GATE_FORMATS:
@@ -755,24 +757,28 @@ def register(app: typer.Typer) -> None:
         outputs, fail_on = _ci_outputs(
             output, fail_on, soft_fail=soft_fail, quiet=quiet, no_color=no_color
         )
-        options = _options(
-            config=config,
-            fail_on=fail_on,
-            waivers=waivers,
-            checks=check,
-            skips=skip_check,
-            as_of=as_of,
-            scan=scan_file,
-            max_time=max_time,
-            max_memory=max_memory,
-            max_findings=max_findings,
-            fail_on_unknown=fail_on_unknown,
-            require_complete=require_complete,
-            frameworks=framework,
-            ruleset=ruleset,
-            rule_packs=rules,
-        )
-        history_file = _history.start(history, options)
+        prepared: list[Any] = []
+
+        def prepare() -> None:  # (run while a worker process reads a repository's Terraform)
+            options = _options(
+                config=config,
+                fail_on=fail_on,
+                waivers=waivers,
+                checks=check,
+                skips=skip_check,
+                as_of=as_of,
+                scan=scan_file,
+                max_time=max_time,
+                max_memory=max_memory,
+                max_findings=max_findings,
+                fail_on_unknown=fail_on_unknown,
+                require_complete=require_complete,
+                frameworks=framework,
+                ruleset=ruleset,
+                rule_packs=rules,
+            )
+            prepared.extend((options, _history.start(history, options)))
+
         read = read_deployment(
             paths,
             parameter_files=parameters_file or (),
@@ -782,7 +788,11 @@ def register(app: typer.Typer) -> None:
             subscription_id=gate_subscription,
             resource_group=resource_group,
             format=input_format,
+            meanwhile=prepare,
         )
+        options, history_file = prepared
+        from auditor.audit.runner import gate_plan
+
         loaded = read.plan
         if apply:
             _check_appliable(loaded, paths)

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from auditor.audit.findings import AuditResult, Finding, PassBlock
     from auditor.report import RenderOptions
 
-CHUNK = 2_000
-"""Findings encoded at a time."""
+CHUNK = 500
+"""Findings encoded at a time (2,000 held 34 MB more at once, and wrote no faster)."""
 _FINDINGS_KEY = b'\n  "findings": ['
 _INDENT = b"\n    "
 _encode = msgspec.json.Encoder().encode

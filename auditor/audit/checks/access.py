@@ -17,6 +17,7 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 from auditor.audit.checks._registry import CheckContext, Outcome, PassMany, run_check
@@ -25,6 +26,8 @@ from auditor.audit.limits import MAX_ITEMS, TRUNCATED
 from auditor.estate.roles import (
     RBAC_ADMINISTRATOR,
 )
+
+_RECORD_ID = attrgetter("record.id")
 
 ROLE_ASSIGNMENT = "Cloud.Authorization/roleAssignments"
 DENY_ASSIGNMENT = "Cloud.Authorization/denyAssignments"
@@ -53,7 +56,7 @@ def _pass_items(ctx: CheckContext) -> Located:
     table: Located | None = ctx.cache.get("transient:passItems")
     if table is None:
         ix = _ix(ctx)
-        table = Located([entry.record.id for entry in ix.assignments], "roleAssignments")
+        table = Located(list(map(_RECORD_ID, ix.assignments)), "roleAssignments")  # in C
         ctx.cache["transient:passItems"] = table
     return table
 
