@@ -17,11 +17,17 @@ variables or literals.
 Measured, each a fresh process of the installed console script (start-up included), ``--runs``
 times: ``auditor gate REPO -o json=...`` (goal: at most 20 s on 2 cores), ``auditor gate
 REPO/terraform`` and ``checkov -d REPO/terraform --framework terraform --quiet --compact -o json
---skip-download`` (goal: auditor at least 10x faster). checkov is installed on first use into the
-benchmark's own virtualenv ``benchmarks/.cache/checkov-venv`` (not a project dependency); with
-``--quick`` (200 files, one run) it runs only when already installed. Wall clock is quoted with
-the child's CPU time (user + system, its own children included): on a shared machine the CPU
-figures are the steadier ones. ``--phases`` adds the gate's CPU time by phase (reading Terraform and
+--skip-download`` (goal: auditor at least 10x faster), interleaved; once per run also ``auditor
+gate REPO/terraform`` with ``AUDITOR_HCL_PARSER=python-hcl2`` (the Lark parse tree-sitter
+replaced: the gain in the same run). checkov is installed on first use into the benchmark's own
+virtualenv ``benchmarks/.cache/checkov-venv`` (not a project dependency); with ``--quick`` (200
+files, one run) it runs only when already installed. Wall clock is quoted with the child's CPU
+time (user + system, its own children included: the gate reads a repository's Terraform modules
+in two processes, the worker's CPU counts): on a shared machine the CPU figures are the steadier
+ones. Every child runs with Python's bytecode cache on (``PYTHONPYCACHEPREFIX`` in
+``benchmarks/.cache/pycache``, ``PYTHONDONTWRITEBYTECODE`` unset), as an installed tool and
+checkov's own packages run, after an untimed warm-up of each (a gate of the Terraform part,
+checkov on one module). ``--phases`` adds the gate's CPU time by phase (reading Terraform and
 its HCL parse, ARM templates and their expressions, the rule engine, the report), ``--profile N``
 cProfile's top N.
 
@@ -872,6 +878,15 @@ def cached_repository(files: int, seed: int) -> tuple[Path, dict[str, Any]]:
 # -- measuring -------------------------------------------------------------------------------
 
 
+def child_env(**extra: str) -> dict[str, str]:
+    """The children's environment: Python's bytecode cache on, in ``benchmarks/.cache/pycache``
+    (never beside the sources), as an installed tool runs."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
+    env.update(extra)
+    return env
+
+
 class _Run:
     """One measured run of a command: wall and CPU seconds (user + system of the child and the
     children it waited for), and its standard output."""
@@ -879,7 +894,9 @@ class _Run:
     def __init__(self, cmd: list[str], *, cwd: str, env: dict[str, str] | None = None) -> None:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd, env=env)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, check=False, cwd=cwd, env=env or child_env()
+        )
         self.wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -900,11 +917,13 @@ def _spread(runs: list[_Run]) -> str:
     )
 
 
-def gate(path: Path, tmp: str) -> tuple[_Run, dict[str, Any]]:
-    """``auditor gate PATH -o json=...`` once (from an empty folder: no configuration file), and
-    its report."""
+def gate(path: Path, tmp: str, **env: str) -> tuple[_Run, dict[str, Any]]:
+    """``auditor gate PATH -o json=...`` once (from an empty folder: no configuration file; ``env``
+    added to its environment), and its report."""
     out = Path(tmp) / "findings.json"
-    run = _Run([str(AUDITOR), "gate", str(path), "-o", f"json={out}"], cwd=tmp)
+    run = _Run(
+        [str(AUDITOR), "gate", str(path), "-o", f"json={out}"], cwd=tmp, env=child_env(**env)
+    )
     return run, json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -938,13 +957,17 @@ def checkov(binary: Path, path: Path, tmp: str) -> tuple[_Run, dict[str, Any]]:
     folder), and its summary."""
     cmd = [str(binary), "-d", str(path), "--framework", "terraform", "--quiet", "--compact"]
     cmd += ["-o", "json", "--skip-download"]
-    env = {**os.environ, "BC_SKIP_MAPPING": "TRUE"}
-    run = _Run(cmd, cwd=tmp, env=env)
+    run = _Run(cmd, cwd=tmp, env=child_env(BC_SKIP_MAPPING="TRUE"))
     result = json.loads(run.stdout)
     if isinstance(result, list):
         result = next((r for r in result if r.get("check_type") == "terraform"), result[0])
     summary: dict[str, Any] = result.get("summary", {})
     return run, summary
+
+
+def _findings_key(report: dict[str, Any]) -> list[Any]:
+    """A report's findings and summary, without its times."""
+    return [report.get("findings"), report.get("summary"), report.get("coverage")]
 
 
 def _report_counts(report: dict[str, Any]) -> str:
@@ -983,6 +1006,7 @@ def profile(path: Path, top: int) -> None:
         capture_output=True,
         text=True,
         check=False,
+        env=child_env(),
     )
     print(proc.stdout[-20000:] or proc.stderr[-4000:])
 
@@ -1041,14 +1065,17 @@ print(json.dumps({"code": code, "import": imported, "preload": loaded - imported
 PHASES = [
     ("read every input (read_deployment)", "auditor.sources.gate", "read_deployment"),
     ("  Terraform folders (read_terraform)", "auditor.sources.terraform", "read_terraform"),
-    ("    HCL parse (python-hcl2, lark)", "auditor.sources.terraform._hcl", "parse_text"),
+    ("    HCL parse (tree-sitter)", "auditor.sources.terraform._hcl", "parse_source"),
     ("  ARM and Bicep (read_arm_template)", "auditor.sources.arm", "read_arm_template"),
     ("    ARM expression evaluation", "auditor.expr.arm.evaluator", "evaluate_value"),
     ("rule engine (Engine.run)", "auditor.audit.engine", "Engine.run"),
     ("waivers and summary (_finish)", "auditor.audit.runner", "_finish"),
-    ("report writing (render json)", "auditor.report", "render"),
+    ("report writing (report.write)", "auditor.report", "write"),
 ]
-"""Where a gate's CPU time goes: (label, module, function); nested calls count once, outermost."""
+"""Where a gate's CPU time goes: (label, module, function); nested calls count once, outermost.
+The timers see this process only: with two processes reading a repository's Terraform modules,
+the worker's share is not counted (``AUDITOR_HCL_PARSER`` and the thresholds of
+``auditor.sources.terraform._parallel`` change what runs where)."""
 
 
 def phases(path: Path) -> None:
@@ -1059,6 +1086,7 @@ def phases(path: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        env=child_env(),
     )
     if proc.returncode != 0:
         print(f"phases: the child failed:\n{proc.stderr[-3000:]}")
@@ -1117,6 +1145,7 @@ def main() -> None:
         f"runs: {args.runs} of each (median, range), wall clock; CPU is the child's user + system"
     )
     with tempfile.TemporaryDirectory(prefix="bench-iac-") as tmp:
+        gate(tf, tmp)  # (untimed: the bytecode cache written, the files in the page cache)
         startup = [_Run([str(AUDITOR), "--version"], cwd=tmp) for _ in range(3)]
         print(f"start-up (auditor --version): {_spread(startup)}")
 
@@ -1128,18 +1157,31 @@ def main() -> None:
         print(f"  {verdict} the goal of <= {GOAL_SECONDS:.0f} s (wall clock, median)")
 
         binary = None if args.no_checkov else checkov_binary(args.checkov, install=not args.quick)
+        if binary is not None:  # (untimed, on one module: its bytecode cache written too)
+            module = next(p.parent for p in sorted(tf.rglob("*.tf")))
+            checkov(binary, module, tmp)
         ours: list[_Run] = []
+        lark: list[_Run] = []
         theirs: list[_Run] = []
         report: dict[str, Any] = {}
+        before: dict[str, Any] = {}
         summary: dict[str, Any] = {}
-        for _ in range(args.runs):  # interleaved: both see the same phases of a shared machine
+        for _ in range(args.runs):  # interleaved: all see the same phases of a shared machine
             run, report = gate(tf, tmp)
             ours.append(run)
+            run, before = gate(tf, tmp, AUDITOR_HCL_PARSER="python-hcl2")
+            lark.append(run)
             if binary is not None:
                 run, summary = checkov(binary, tf, tmp)
                 theirs.append(run)
         print(f"auditor gate REPO/terraform   {_spread(ours)}")
         print(f"  {_report_counts(report)}")
+        same = _findings_key(report) == _findings_key(before)
+        gain = statistics.median(r.wall for r in lark) / statistics.median(r.wall for r in ours)
+        print(
+            f"  the same, python-hcl2's parse {_spread(lark)}: tree-sitter {gain:.1f}x faster; "
+            f"findings {'identical' if same else 'DIFFER'}"
+        )
         if binary is None:
             why = "--no-checkov" if args.no_checkov else "not installed; run without --quick"
             print(f"checkov: not run ({why})")

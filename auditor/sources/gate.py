@@ -34,18 +34,22 @@ them), read as the one :class:`~auditor.estate.plan.Plan` the rule engine judges
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from auditor.errors import InputError, clip, shown_name
-from auditor.estate import plan as _plans
-from auditor.estate.plan import Plan, PlanRequest, RequestSource, UnknownInfo, build_request
 from auditor.expr.arm.values import MAX_NESTING, Unknown
-from auditor.model.secrets import is_secret_key
 from auditor.sources.deployment import DeploymentRequest, DeploymentSet
+
+if TYPE_CHECKING:
+    from auditor.estate.plan import Plan, PlanRequest, UnknownInfo
+
+# (the plan's request builder and its wire models are imported when first used: a repository's
+# Terraform is read by a worker process meanwhile, which needs neither)
 
 __all__ = [
     "ACCEPTED_FORMATS",
@@ -119,8 +123,27 @@ class _Scan:
     templates: int = 0
     terraform: int = 0
 
+    real_folders: dict[str, str] = field(default_factory=dict)
+    meanwhile: Callable[[], object] | None = None
+
+    def prepare(self) -> None:
+        """The caller's ``meanwhile``, once."""
+        call, self.meanwhile = self.meanwhile, None
+        if call is not None:
+            call()
+
+    def real(self, path: str) -> str:
+        """``os.path.realpath(path)``, its folder's resolved once (a scan asks for every file)."""
+        head, tail = os.path.split(path)
+        if not tail or tail in (".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        base = self.real_folders.get(head)
+        if base is None:
+            base = self.real_folders[head] = os.path.realpath(head)
+        return os.path.join(base, tail)
+
     def first_time(self, path: str) -> bool:
-        key = os.path.realpath(path)
+        key = self.real(path)
         if key in self.seen:
             return False
         self.seen.add(key)
@@ -150,6 +173,7 @@ def read_deployment(
     resource_group: str | None = None,
     location: str | None = None,
     format: GateFormat | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> DeploymentRead:
     """Read ``paths`` (files and folders, see the module's description) as one plan.
 
@@ -159,6 +183,9 @@ def read_deployment(
     Terraform takes ``tf_var_files`` (``--var-file``) and ``tf_vars`` (``-var``, text values).
     ``subscription_id``, ``resource_group`` and ``location`` say where the deployment goes (by
     default not known: URLs hold placeholders). ``format`` forces how files given by name are read.
+    ``meanwhile``: the caller's own preparation (imports, configuration), called once: while a
+    worker process reads a repository's Terraform modules when one is started, else before the
+    first file is read.
 
     One plan file alone is read exactly as :func:`~auditor.estate.plan.load_plan` reads it.
     Raises :class:`~auditor.errors.InputError` (exit code 2) for a path of no recognised format, a
@@ -178,12 +205,14 @@ def read_deployment(
         resource_group=resource_group or None,
         location=location or None,
     )
-    scan = _Scan(options)
+    scan = _Scan(options, meanwhile=meanwhile)
     for name in names:
         if os.path.isdir(name):
             _read_folder(scan, name)
         elif scan.first_time(name):
+            scan.prepare()
             _read_file(scan, name, format)
+    scan.prepare()
     for candidate in scan.parameter_candidates:
         if os.path.realpath(candidate) not in scan.used_parameters:
             scan.skip(
@@ -217,7 +246,15 @@ def _skipped(found: DeploymentSet) -> list[dict[str, str]]:
     return out
 
 
+def _load_plan(path: str) -> Plan:
+    from auditor.estate.plan import load_plan
+
+    return load_plan(path)
+
+
 def _assemble(scan: _Scan, names: Sequence[str], warnings: list[str]) -> DeploymentRead:
+    from auditor.estate.plan import Plan
+
     found = scan.found
     target = _target(names)
     requests: list[PlanRequest] = []
@@ -279,13 +316,17 @@ def _option_warnings(scan: _Scan) -> list[str]:
 
 
 def _read_folder(scan: _Scan, folder: str) -> None:
-    templates: list[str] = []
+    walked: list[tuple[str, list[str], bool]] = []
     for here, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_ENTERED)
         visible = sorted(f for f in files if not f.startswith("."))
-        has_tf = any(f.lower().endswith(".tf") for f in visible)
+        walked.append((here, visible, any(f.lower().endswith(".tf") for f in visible)))
+    modules = _read_modules(scan, [here for here, _, has_tf in walked if has_tf])
+    scan.prepare()
+    templates: list[str] = []
+    for here, visible, has_tf in walked:
         if has_tf and scan.first_time(here):
-            _read_terraform(scan, here)
+            _read_terraform(scan, here, modules.get(here))
         for name in visible:
             path = os.path.join(here, name)
             if not scan.first_time(path):
@@ -331,7 +372,7 @@ def _json_entry(scan: _Scan, path: str) -> str | None:
         _read_terraform_plan(scan, path)
         return None
     if _PLAN_MARKER.search(head):
-        scan.plans.append(_plans.load_plan(path))
+        scan.plans.append(_load_plan(path))
         return None
     strong = _STRONG_MARKERS.search(head) is not None
     try:
@@ -357,7 +398,7 @@ def _json_entry(scan: _Scan, path: str) -> str | None:
 def _read_file(scan: _Scan, path: str, format: GateFormat | None) -> None:
     if not os.path.isfile(path):
         # missing, or not a regular file (a pipe, a device): the plan reader's message
-        scan.plans.append(_plans.load_plan(path))
+        scan.plans.append(_load_plan(path))
         return
     lower = path.lower()
     if format is not None:
@@ -378,7 +419,7 @@ def _read_file(scan: _Scan, path: str, format: GateFormat | None) -> None:
 
 def _read_as(scan: _Scan, path: str, format: GateFormat) -> None:
     if format == "plan":
-        scan.plans.append(_plans.load_plan(path))
+        scan.plans.append(_load_plan(path))
     elif format == "terraform":
         _read_terraform(scan, path)
     elif format == "terraform-plan":
@@ -397,7 +438,7 @@ def _read_json_file(scan: _Scan, path: str) -> None:
         _read_terraform_plan(scan, path)
         return
     if _PLAN_MARKER.search(head):
-        scan.plans.append(_plans.load_plan(path))
+        scan.plans.append(_load_plan(path))
         return
     if not path.lower().endswith(_JSON_SUFFIXES) and not _looks_like_json(head):
         raise InputError(f"not a format gate reads: expected {ACCEPTED_FORMATS}", source=path)
@@ -407,7 +448,7 @@ def _read_json_file(scan: _Scan, path: str) -> None:
         _read_template(scan, path, conventional=True, document=document)
         return
     if isinstance(value, dict) and (not value or "requests" in value):
-        scan.plans.append(_plans.load_plan(path))  # a plan file without planVersion: its message
+        scan.plans.append(_load_plan(path))  # a plan file without planVersion: its message
         return
     keys = (
         ", ".join(shown_name(str(k), 40) for k in list(value)[:6])
@@ -464,19 +505,39 @@ def _read_template(scan: _Scan, path: str, *, conventional: bool, document: Any 
     scan.found.extend(found)
 
 
-def _read_terraform(scan: _Scan, path: str) -> None:
-    from auditor.sources.terraform import read_terraform
+def _read_modules(scan: _Scan, folders: list[str]) -> dict[str, DeploymentSet]:
+    """The Terraform modules of a folder scan read ahead, two processes sharing them when it pays
+    (:func:`~auditor.sources.terraform.read_terraform_modules`); a module missing from the answer
+    is read when the scan comes to it (its error raised there)."""
+    if len(folders) < 2:
+        return {}
+    from auditor.sources.terraform import read_terraform_modules
 
     options = scan.options
-    found = read_terraform(
-        path,
+    found = read_terraform_modules(
+        folders,
         var_files=options.tf_var_files,
         variables=options.tf_vars,
         subscription_id=options.subscription_id,
+        meanwhile=scan.prepare,
     )
+    return {folder: ds for folder, ds in zip(folders, found, strict=True) if ds is not None}
+
+
+def _read_terraform(scan: _Scan, path: str, found: DeploymentSet | None = None) -> None:
+    from auditor.sources.terraform import read_terraform
+
+    options = scan.options
+    if found is None:
+        found = read_terraform(
+            path,
+            var_files=options.tf_var_files,
+            variables=options.tf_vars,
+            subscription_id=options.subscription_id,
+        )
     scan.terraform += 1
     for file in found.inputs:
-        scan.seen.add(os.path.realpath(file))
+        scan.seen.add(scan.real(file))
     scan.found.extend(found)
 
 
@@ -495,6 +556,8 @@ def to_plan_request(index: int, request: DeploymentRequest) -> PlanRequest:
     """A reader's request as a plan request (see the module's description): unknown values null
     and named in ``unknowns``, the source kept, validated by the plan's request builder (a body
     the wire models refuse is exit 2 naming the file, line, address and JSON path)."""
+    from auditor.estate.plan import RequestSource, build_request
+
     body: dict[str, Any] | None = None
     unknowns: dict[str, UnknownInfo] = {}
     if request.body is not None:
@@ -547,11 +610,21 @@ def _stripped(
 def _info(unknown: Unknown, path: Iterable[str]) -> UnknownInfo:
     """What an unknown value is, in words that never hold a value: the unresolved expression (its
     string literals hidden at a secret path) and why."""
-    if any(is_secret_key(segment) for segment in path):
+    from auditor.estate.plan import UnknownInfo
+
+    if any(_secret_segment(segment) for segment in path):
         unknown = unknown.redacted()  # (drops the known pieces too)
     expression = " ".join((unknown.origin or unknown.expression).split())
     text = f"{expression}: {unknown.reason}" if expression else unknown.reason
     return UnknownInfo(clip(text, _TEXT_LIMIT), unknown.is_secret_reference, unknown.known_parts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_segment(segment: str) -> bool:
+    """:func:`~auditor.model.secrets.is_secret_key`, remembered (bodies repeat their keys)."""
+    from auditor.model.secrets import is_secret_key
+
+    return is_secret_key(segment)
 
 
 def _path(url: str) -> str:

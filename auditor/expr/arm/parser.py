@@ -172,9 +172,10 @@ def parse_expression(text: str) -> Expr:
 def _parser() -> Lark:
     from lark import Lark
 
-    from auditor._resources import data_dir
+    from auditor._resources import data_dir, user_cache_dir
 
     grammar = (data_dir("grammar") / "arm.lark").read_text(encoding="utf-8")
+    folder = user_cache_dir()  # (Lark keeps the tables there, checked against the grammar's hash)
     return Lark(
         grammar,
         parser="lalr",
@@ -182,6 +183,7 @@ def _parser() -> Lark:
         start=["template", "expression"],
         transformer=_Builder(),
         maybe_placeholders=False,
+        cache=str(folder / "arm-lark-tables.bin") if folder is not None else False,
     )
 
 

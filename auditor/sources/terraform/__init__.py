@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from auditor.sources.deployment import DeploymentSet
@@ -34,6 +34,7 @@ __all__ = [
     "is_terraform_plan",
     "looks_like_terraform",
     "read_terraform",
+    "read_terraform_modules",
     "read_terraform_plan",
 ]
 
@@ -92,6 +93,33 @@ def read_terraform(
     from auditor.sources.terraform._reader import read_hcl
 
     return read_hcl(path, var_files=var_files, variables=variables, subscription_id=subscription_id)
+
+
+def read_terraform_modules(
+    folders: Sequence[str | os.PathLike[str]],
+    *,
+    var_files: Sequence[str | os.PathLike[str]] = (),
+    variables: Mapping[str, Any] | None = None,
+    subscription_id: str | None = None,
+    meanwhile: Callable[[], object] | None = None,
+) -> list[DeploymentSet | None]:
+    """:func:`read_terraform` of many module folders (a repository scan), in the order given,
+    shared with a forked worker process when there is enough to read and two cores to read it
+    (:mod:`._parallel`); ``None`` for a module left to the caller (read it with
+    :func:`read_terraform`, which raises its error). A small set is left to the caller entirely.
+    ``meanwhile`` is called here while the worker starts reading (not called without a worker)."""
+    from auditor.sources.terraform import _functions, _reader  # noqa: F401  (before a fork)
+    from auditor.sources.terraform._hcl import prepare_parser
+    from auditor.sources.terraform._parallel import read_modules
+
+    prepare_parser()
+
+    def read(folder: str) -> DeploymentSet:
+        return read_terraform(
+            folder, var_files=var_files, variables=variables, subscription_id=subscription_id
+        )
+
+    return read_modules([os.fspath(f) for f in folders], read, meanwhile=meanwhile)
 
 
 def read_terraform_plan(

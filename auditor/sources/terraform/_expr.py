@@ -1,4 +1,4 @@
-"""Terraform expressions, evaluated from python-hcl2's parse tree as far as they can be without
+"""Terraform expressions, evaluated from a parse tree of python-hcl2's shape (:mod:`._hcl`) as far as they can be without
 running Terraform: literals, templates and heredocs, ``var.``/``local.`` references, ``count.index``
 and ``each.key``/``each.value``, arithmetic, comparisons and logic, conditionals, ``for``
 expressions, splats over lists, the simple functions of :mod:`._functions`, and references to an
@@ -366,21 +366,18 @@ class Evaluator:
                     UnknownKind.NOT_IMPLEMENTED,
                 )
             else:
-                from auditor.sources.terraform._hcl import parse_text
+                from auditor.sources.terraform._hcl import parse_value
 
                 try:
-                    tree = parse_text(f"v = {piece}\n", src.name)
+                    expr = parse_value(f"v = {piece}\n", src.name)
                 except InputError:
+                    expr = None
+                if expr is None:
                     return unknown(
                         shown, "an interpolation in a heredoc does not parse", UnknownKind.ERROR
                     )
                 inner_src = SourceFile(src.name, f"v = {piece}\n")
-                body = subtrees(subtrees(tree)[0])
-                if len(body) != 1 or body[0].data != "attribute":
-                    return unknown(
-                        shown, "an interpolation in a heredoc does not parse", UnknownKind.ERROR
-                    )
-                parts.append(("value", self._value(subtrees(body[0])[-1], inner_src, env)))
+                parts.append(("value", self._value(expr, inner_src, env)))
         return join_template(parts, shown)
 
     # operators

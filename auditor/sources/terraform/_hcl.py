@@ -1,13 +1,18 @@
-"""Terraform source files: parsed by python-hcl2's Lark grammar (imported on first use, so the command
-line starts fast) into the raw parse tree, and gathered into a module (a folder's ``*.tf`` files).
+"""Terraform source files: parsed by tree-sitter's HCL grammar (native code; :mod:`._treesitter`)
+or, where tree-sitter cannot be loaded, by python-hcl2's Lark grammar (both imported on first use,
+so the command line starts fast), and gathered into a module (a folder's ``*.tf`` files).
 
-Only the parse tree is used; expressions stay trees until :mod:`._expr` evaluates them. A syntax
-error is an :class:`~auditor.errors.InputError` naming the file, line and column and what was
-expected, never the text found there (it might be a secret).
+Either parse gives the same bodies, blocks and attributes, and expressions as trees of
+python-hcl2's shape that stay trees until :mod:`._expr` evaluates them (a differential test holds
+the two parses equal). ``AUDITOR_HCL_PARSER=python-hcl2`` chooses the Lark parse (to compare
+them). A syntax error is an :class:`~auditor.errors.InputError` naming the file, line and column
+and what was expected (python-hcl2 describes a file tree-sitter rejects, when it rejects it too),
+never the text found there (it might be a secret).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 from collections.abc import Iterator
@@ -29,12 +34,17 @@ __all__ = [
     "Module",
     "Node",
     "SourceFile",
+    "block_comments",
     "comments",
     "edge_token",
     "label_text",
     "line_of",
+    "parse_source",
     "parse_text",
+    "parse_value",
+    "parser_backend",
     "passed_over",
+    "prepare_parser",
     "read_module",
     "subtrees",
 ]
@@ -103,6 +113,11 @@ def edge_token(node: Node, *, last: bool = False) -> Token | None:
     The parser does not record positions on trees (that costs a third of the parse); a node's
     span is that of its first and last tokens, which is what Lark's ``propagate_positions`` gives
     (checked over every subtree of the benchmark's repository and of tests/data)."""
+    item: Node | Token = node
+    while isinstance(item, Tree) and item.children:  # (the usual case: no empty subtree)
+        item = item.children[-1] if last else item.children[0]
+    if isinstance(item, Token):
+        return item
     stack: list[Node | Token] = [node]
     while stack:
         item = stack.pop()
@@ -118,14 +133,45 @@ def line_of(node: Node) -> int | None:
     return token.line if token is not None else None
 
 
-@dataclass(frozen=True, slots=True)
 class Attribute:
-    """``name = expression`` in a body."""
+    """``name = expression`` in a body. From tree-sitter's parse the expression is converted to
+    python-hcl2's shape when first read (most of a configuration's expressions never are)."""
 
-    name: str
-    expr: Node
-    src: SourceFile
-    line: int
+    __slots__ = ("_expr", "_pending", "line", "name", "src")
+
+    def __init__(
+        self, name: str, expr: Node | None, src: SourceFile, line: int, pending: Any = None
+    ) -> None:
+        self.name = name
+        self._expr = expr
+        self.src = src
+        self.line = line
+        self._pending = pending  # (tree-sitter node, converter) until converted
+
+    @property
+    def expr(self) -> Node:
+        if self._expr is None:
+            node, conv = self._pending
+            try:
+                self._expr = conv.expression(node)
+            except RecursionError:
+                raise InputError(
+                    "the file nests too deeply to read",
+                    source=self.src.name,
+                    location=f"line {self.line}",
+                ) from None
+            self._pending = None
+        return self._expr
+
+    def source(self) -> str:
+        """The expression's source text (without converting a tree-sitter node)."""
+        if self._expr is None:
+            node, conv = self._pending
+            return str(conv.text_of(node))
+        return self.src.source_of(self._expr)
+
+    def __repr__(self) -> str:
+        return f"Attribute({self.name!r}, line {self.line} of {self.src.name!r})"
 
 
 @dataclass(slots=True)
@@ -146,7 +192,11 @@ class Block:
     src: SourceFile
     line: int
     end_line: int
-    node: Node
+    node: Node | None
+    comment_index: Any = None
+    """With tree-sitter's parse: the file's comments (:class:`_CommentIndex`) and the block's
+    byte span in ``span``; otherwise :func:`block_comments` finds them in ``node``."""
+    span: tuple[int, int] = (0, 0)
 
 
 @dataclass(slots=True)
@@ -166,6 +216,34 @@ class Module:
             if block.labels == (rtype, name):
                 return block
         return None
+
+
+TREE_SITTER = "tree-sitter"
+PYTHON_HCL2 = "python-hcl2"
+_BACKEND: str | None = None
+"""The parser in use (:func:`parser_backend`); None until the first parse chooses it."""
+
+
+def parser_backend() -> str:
+    """``"tree-sitter"`` when tree-sitter and its HCL grammar load (and ``AUDITOR_HCL_PARSER`` does
+    not ask for ``python-hcl2``), else ``"python-hcl2"``."""
+    global _BACKEND
+    if _BACKEND is None:
+        if os.environ.get("AUDITOR_HCL_PARSER", "").strip().lower() == PYTHON_HCL2:
+            _BACKEND = PYTHON_HCL2
+        else:
+            from auditor.sources.terraform._treesitter import available
+
+            _BACKEND = TREE_SITTER if available() else PYTHON_HCL2
+    return _BACKEND
+
+
+def prepare_parser() -> None:
+    """Load the parser in use now (before a worker process is forked: not once in each)."""
+    if parser_backend() == TREE_SITTER:
+        from auditor.sources.terraform._treesitter import file_comments_query
+
+        file_comments_query()
 
 
 @functools.cache
@@ -272,6 +350,125 @@ def read_source(path: str) -> SourceFile:
     return SourceFile(path, text)
 
 
+def parse_source(src: SourceFile) -> Body:
+    """The body of a Terraform file read (by the parser of :func:`parser_backend`)."""
+    if parser_backend() == TREE_SITTER:
+        return _ts_source(src)
+    return parse_body(parse_text(src.text, src.name), src)
+
+
+def parse_value(text: str, name: str) -> Node | None:
+    """The expression of ``text`` when it is exactly one attribute (``v = EXPRESSION``), else None;
+    an input error when it does not parse."""
+    body = parse_source(SourceFile(name, text))
+    if body.blocks or len(body.attributes) != 1:
+        return None
+    return next(iter(body.attributes.values())).expr
+
+
+_AMBIGUOUS_ESCAPES = ("$$${", "%%%{")
+"""Text tree-sitter's grammar reads otherwise than HCL (``$$${x}`` is ``$`` and the escape
+``$${``, a literal ``$${x}``; the grammar sees ``$$`` and an interpolation): such a file is read by
+python-hcl2, when it is installed."""
+
+
+def _ts_source(src: SourceFile) -> Body:
+    from auditor.sources.terraform import _treesitter as ts
+
+    if any(mark in src.text for mark in _AMBIGUOUS_ESCAPES) and _hcl2_available():
+        return parse_body(parse_text(src.text, src.name), src)
+
+    tree = ts.parse_tree(src.text.encode("utf-8", "surrogatepass"))
+    root = tree.root_node
+    conv = ts.Converter(src.text)
+    parts = ts.parts(root)
+    if root.has_error or (parts and parts[0].type != "body"):
+        return _after_ts_error(root, conv, src)
+    # (comments are read for suppressions only: a file without one has none to give)
+    comments = _CommentIndex(root, conv) if "auditor:skip" in src.text else None
+    try:
+        return _ts_body(parts[0] if parts else None, root, src, conv, comments, 0)
+    except RecursionError:
+        raise InputError("the file nests too deeply to read", source=src.name) from None
+
+
+def _after_ts_error(root: Any, conv: Any, src: SourceFile) -> Body:
+    """A file tree-sitter rejects: python-hcl2's parse of it when that accepts it (tree-sitter's
+    grammar misses a few forms, ``2e3`` for one), else python-hcl2's description of the error
+    (what it expected); tree-sitter's first error when python-hcl2 is not installed."""
+    from auditor.sources.terraform import _treesitter as ts
+
+    if not _hcl2_available():  # tree-sitter's position
+        raise ts.syntax_error(root, conv, src.name) or InputError(
+            "not valid Terraform (HCL) syntax", source=src.name
+        )
+    return parse_body(parse_text(src.text, src.name), src)
+
+
+def _hcl2_available() -> bool:
+    try:
+        _parser()
+    except Exception:  # python-hcl2 not installed (or its grammar not loadable)
+        return False
+    return True
+
+
+def _ts_body(node: Any, at: Any, src: SourceFile, conv: Any, comments: Any, depth: int) -> Body:
+    from auditor.sources.terraform import _treesitter as ts
+
+    if depth > 64:
+        where = node if node is not None else at
+        raise InputError(
+            "blocks nest too deeply (more than 64 levels)",
+            source=src.name,
+            location=f"line {where.start_point.row + 1}",
+        )
+    body = Body()
+    if node is None:
+        return body
+    for child in node.children:
+        kind = child.type
+        if kind == "attribute":
+            parts = ts.parts(child)
+            name = conv.text_of(parts[0])
+            line = child.start_point.row + 1
+            if name in body.attributes:
+                raise InputError(
+                    f"the argument {name!r} is set twice in one block",
+                    source=src.name,
+                    location=f"line {line}",
+                )
+            body.attributes[name] = Attribute(name, None, src, line, (parts[2], conv))
+        elif kind == "block":
+            body.blocks.append(_ts_block(child, src, conv, comments, depth))
+    return body
+
+
+def _ts_block(node: Any, src: SourceFile, conv: Any, comments: Any, depth: int) -> Block:
+    from auditor.sources.terraform import _treesitter as ts
+
+    parts = ts.parts(node)
+    names = [conv.text_of(parts[0])]
+    inner = None
+    for part in parts[1:]:
+        kind = part.type
+        if kind == "identifier" or kind == "string_lit":
+            names.append(ts.label(part, conv))
+        elif kind == "body":
+            inner = part
+    return Block(
+        type=names[0],
+        labels=tuple(names[1:]),
+        body=_ts_body(inner, node, src, conv, comments, depth + 1),
+        src=src,
+        line=node.start_point.row + 1,
+        end_line=node.end_point.row + 1,
+        node=None,
+        comment_index=comments,
+        span=(node.start_byte, node.end_byte),
+    )
+
+
 def parse_body(tree: Node, src: SourceFile) -> Body:
     """The body of a parsed file (``start`` tree) or of a ``body`` tree."""
     node = tree
@@ -337,28 +534,38 @@ def module_files(folder: str) -> list[str]:
     """The ``*.tf`` files of a folder (not its sub-folders), sorted by name as Terraform reads them;
     override files (``override.tf``, ``*_override.tf``) are not among them (see :func:`passed_over`)."""
     try:
-        names = sorted(os.listdir(folder))
+        with os.scandir(folder) as entries:
+            names = sorted(
+                e.name
+                for e in entries
+                if e.name.endswith(".tf") and not _is_override(e.name) and _is_file(e)
+            )
     except OSError as exc:
         raise InputError(f"cannot read the folder: {exc.strerror}", source=folder) from None
-    out = []
-    for name in names:
-        path = os.path.join(folder, name)
-        if name.endswith(".tf") and not _is_override(name) and os.path.isfile(path):
-            out.append(path)
-    return out
+    return [os.path.join(folder, name) for name in names]
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def passed_over(folder: str) -> list[tuple[str, str]]:
     """The Terraform files of a folder that are not read, with why."""
     try:
-        names = sorted(os.listdir(folder))
+        with os.scandir(folder) as entries:
+            names = sorted(
+                e.name
+                for e in entries
+                if (_is_override(e.name) or e.name.endswith(".tf.json")) and _is_file(e)
+            )
     except OSError:
         return []
     out = []
     for name in names:
         path = os.path.join(folder, name)
-        if not os.path.isfile(path):
-            continue
         if _is_override(name):
             out.append((path, "Terraform override files are not merged"))
         elif name.endswith(".tf.json"):
@@ -372,8 +579,7 @@ def read_module(paths: list[str]) -> Module:
     for path in paths:
         src = read_source(path)
         module.files.append(src)
-        body = parse_body(parse_text(src.text, src.name), src)
-        _gather(module, body, src)
+        _gather(module, parse_source(src), src)
     return module
 
 
@@ -421,6 +627,34 @@ def _gather(module: Module, body: Body, src: SourceFile) -> None:
 
 
 # --- comments --------------------------------------------------------------------------------------
+
+
+class _CommentIndex:
+    """A file's comments from tree-sitter's tree, found when a block first asks (a query over the
+    tree, in native code): (start byte, line, text with its marks), in order."""
+
+    def __init__(self, root: Any, conv: Any) -> None:
+        self._root: Any = root
+        self._conv: Any = conv
+        self._found: list[tuple[int, int, str]] | None = None
+
+    def within(self, start: int, end: int) -> list[tuple[int, int, str]]:
+        if self._found is None:
+            from auditor.sources.terraform._treesitter import file_comments
+
+            self._found = file_comments(self._root, self._conv)
+            self._root = self._conv = None
+        lo = bisect.bisect_left(self._found, (start,))
+        return self._found[lo : bisect.bisect_left(self._found, (end,), lo)]
+
+
+def block_comments(block: Block) -> Iterator[tuple[int, str]]:
+    """Every comment inside a block: (1-based line, text without its ``#``, ``//`` or ``/* */``)."""
+    if block.comment_index is not None:
+        for _, line, text in block.comment_index.within(*block.span):
+            yield from _split_comments(text, line)
+    elif block.node is not None:
+        yield from comments(block.node)
 
 
 def comments(node: Node) -> Iterator[tuple[int, str]]:

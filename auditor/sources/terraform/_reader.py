@@ -44,7 +44,7 @@ def _subscription(ev: Evaluator, module: Module, block: Block, given: str | None
     key = "azurerm"
     chosen = block.body.attributes.get("provider")
     if chosen is not None:
-        key = "".join(chosen.src.source_of(chosen.expr).split())
+        key = "".join(chosen.source().split())
     provider = module.providers.get(key)
     attr = provider.body.attributes.get("subscription_id") if provider is not None else None
     if attr is not None:

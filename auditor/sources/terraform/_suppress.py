@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from auditor.errors import InputError, clip
-from auditor.sources.terraform._hcl import Block, comments
+from auditor.sources.terraform._hcl import Block, block_comments
 
 __all__ = ["REASON_LIMIT", "suppressions"]
 
@@ -21,7 +21,7 @@ _RULE = re.compile(r"^[A-Za-z0-9*?._\[\]-]{1,100}$")
 def suppressions(block: Block) -> dict[str, str]:
     """The suppressions written inside ``block``: rule id (or glob) -> reason."""
     out: dict[str, str] = {}
-    for line, text in comments(block.node):
+    for line, text in block_comments(block):
         m = _MARK.search(text.rstrip().removesuffix("*/"))
         if m is None:
             continue

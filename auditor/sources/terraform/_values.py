@@ -5,6 +5,7 @@ text, folded and clipped, never text that looks like a secret)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -30,9 +31,11 @@ TEXT_LIMIT = 200
 """Characters of source text an Unknown quotes, at most."""
 
 
+@functools.lru_cache(maxsize=4096)
 def source_text(text: str, fallback: str = "an expression") -> str:
     """Source text as an Unknown quotes it: white space folded, clipped, and ``fallback`` instead
-    when the text looks like it holds a secret (a literal password beside a reference, say)."""
+    when the text looks like it holds a secret (a literal password beside a reference, say).
+    (Remembered: a repository's modules repeat their references.)"""
     shown = clip(" ".join(text.split()), TEXT_LIMIT)
     return fallback if looks_secret(shown) else shown
 

@@ -23,9 +23,8 @@ from auditor.sources.terraform._hcl import (
     MAX_FILE_BYTES,
     Block,
     SourceFile,
-    parse_body,
-    parse_text,
-    subtrees,
+    parse_source,
+    parse_value,
 )
 from auditor.sources.terraform._values import to_bool, to_number, to_string
 
@@ -49,7 +48,7 @@ def _type_kind(block: Block) -> str:
     attr = block.body.attributes.get("type")
     if attr is None:
         return "any"
-    text = "".join(attr.src.source_of(attr.expr).split())
+    text = "".join(attr.source().split())
     if text in _PRIMITIVE or text == "any":
         return text
     return "complex"
@@ -85,7 +84,7 @@ def _file_values(path: str, ev: Evaluator) -> dict[str, Any]:
             raise InputError("expected a JSON object of variable values", source=path)
         return data
     src = SourceFile(path, text)
-    body = parse_body(parse_text(text, path), src)
+    body = parse_source(src)
     if body.blocks:
         raise InputError(
             "a variables file holds only NAME = value lines, not blocks",
@@ -100,11 +99,10 @@ def _cli_value(name: str, raw: Any, kind: str, ev: Evaluator) -> Any:
     if not isinstance(raw, str) or kind != "complex":
         return raw
     text = f"v = {raw}\n"
-    tree = parse_text(text, where)
-    items = subtrees(subtrees(tree)[0])
-    if len(items) != 1 or items[0].data != "attribute":
+    expr = parse_value(text, where)
+    if expr is None:
         raise InputError("the value is not one HCL expression", source=where)
-    return ev.value(subtrees(items[0])[-1], SourceFile(where, text), {})
+    return ev.value(expr, SourceFile(where, text), {})
 
 
 def resolve_variables(
