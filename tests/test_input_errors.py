@@ -615,3 +615,28 @@ def test_the_last_guard_message(
     assert "internal error in `auditor estate show` (ValueError)" in err
     assert "please report this" in err and "AUDITOR_DEBUG=1" in err
     assert "NodePw" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("where", ["load", "exit"])
+def test_an_interruption_is_never_a_success(
+    snapshot: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    where: str,
+) -> None:
+    """Ctrl-C while a command works is exit 130 with one line, whichever layer meets it (typer
+    turns KeyboardInterrupt into a returned 130 outside standalone mode)."""
+    import auditor.estate.snapshot as snapshot_module
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        if where == "exit":
+            import typer
+
+            raise typer.Exit(130)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(snapshot_module, "load_snapshot", interrupted)
+    monkeypatch.setattr("auditor.estate.light.LIGHT_LIMIT", 0)
+    assert main(["estate", "show", str(snapshot)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err

@@ -138,7 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     _ci.mode = _ci.CiMode()  # a command's CI options last for that command only
     try:
         with tracking_inputs():  # and so do the inputs no output may be written over
-            app(args=argv, prog_name="auditor", standalone_mode=False)
+            code = app(args=argv, prog_name="auditor", standalone_mode=False)
+        # outside standalone mode typer returns an Exit's code, and turns an interruption into
+        # Exit(130): it must not become a success (a gate stopped half-way would pass)
+        if isinstance(code, int) and not isinstance(code, bool) and code:
+            if code == 130:
+                _print_error("interrupted")
+            return code
     except AuditorError as exc:
         _print_error(str(exc))
         return exc.exit_code
