@@ -146,7 +146,15 @@ def test_subscription_rows_equal_those_made_one_assignment_at_a_time(doc: dict[s
 
     snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
     engine = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context.access()
-    assert subscription_rows(engine) == _subscription_rows_one_by_one(engine)
+    expected = _subscription_rows_one_by_one(engine)
+    assert subscription_rows(engine) == expected
+    # with the audit's assignment rows, their principal column already made (or not)
+    from auditor.access import AssignmentRows
+
+    rows = AssignmentRows(engine, bool(snapshot.principals))
+    assert subscription_rows(engine, rows) == expected
+    rows.column("principal")
+    assert subscription_rows(engine, rows) == expected
 
 
 def test_subscription_rows_list_the_first_ids_and_count_them_all() -> None:
@@ -286,3 +294,29 @@ def test_an_empty_condition_or_a_version_alone_keeps_its_own_key() -> None:
     _check_columns(snapshot)
     rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
     assert rows.column("condition")[:3] == [(None, None), ("", None), (None, "2.0")]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots(), data=st.data())
+def test_names_found_by_location_equal_those_found_by_a_pass_over_every_record(
+    doc: dict[str, Any], data: st.DataObject
+) -> None:
+    from auditor.audit.names import estate_names
+
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    records = snapshot.roleAssignments
+    ids = [ra.id for ra in records] + [
+        "/subscriptions/x/providers/Cloud.Authorization/roleAssignments/gone"
+    ]
+    # right, wrong, out of range, malformed and missing locations; ids in another case
+    places = st.one_of(
+        st.none(),
+        st.integers(0, len(records) + 2).map(lambda i: f"roleAssignments[{i}]"),
+        st.sampled_from(["roleAssignments[]", "roleAssignments[-1]", "denyAssignments[0]"]),
+    )
+    chosen = data.draw(st.lists(st.sampled_from(ids), max_size=8))
+    chosen = [rid.upper() if data.draw(st.booleans()) else rid for rid in chosen]
+    located = [(rid, data.draw(places)) for rid in chosen]
+    located += [(ra.id, f"roleAssignments[{i}]") for i, ra in enumerate(records[:3])]
+    given_ids = [rid for rid, _ in located]
+    assert estate_names(snapshot, given_ids, located=located) == estate_names(snapshot, given_ids)

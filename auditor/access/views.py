@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 
 _PRINCIPAL = attrgetter("principal")
 _SCOPE = attrgetter("scope")
+_ROLE = attrgetter("role")
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
 ROLE_DEFINITIONS = "Cloud.Authorization/roleDefinitions"
 DENY_ASSIGNMENTS = "Cloud.Authorization/denyAssignments"
@@ -143,6 +144,8 @@ def _condition_fields(pairs: Iterable[tuple[str | None, str | None]]) -> dict[st
 
 _NO_CONDITION_KEY = (None, None)
 _SCALARS = (str, int, float, type(None))
+_SCALAR_TYPES = {str, int, float, bool, type(None)}
+"""The exact types of :data:`_SCALARS` (``bool`` is an ``int``)."""
 
 
 def _value_at(doc: Any, parts: Sequence[str]) -> Any:
@@ -172,6 +175,7 @@ class AssignmentRows:
     _keysets: dict[str, list[Any]] = field(default_factory=dict)
     _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
     _codes: dict[str, tuple[Sequence[int], list[Any]]] = field(default_factory=dict)
+    _principal_args: tuple[list[Any], tuple[list[str], list[Any], list[Any]]] | None = None
 
     def __len__(self) -> int:
         return len(self.engine.indexes.assignments)
@@ -192,7 +196,7 @@ class AssignmentRows:
     def _make_column(self, facet: str) -> list[Any]:
         entries = self._ix.assignments
         if facet == "role":
-            return [e.role for e in entries]
+            return list(map(_ROLE, entries))
         if facet == "scopeLevel":
             kind = functools.lru_cache(maxsize=None)(ScopeTree.kind)
             return [kind(e.scope) for e in entries]
@@ -282,19 +286,21 @@ class AssignmentRows:
                 held = guests.get(key[0] if isinstance(key, tuple) else key)
                 values[key] = empty if held is None else ("guests", tuple(held))
         elif fast is not None:  # a field read straight from each principal's directory entry
-            entry = self._ix.directory.entry
-            last: Any = values  # a list the getter gives again (no guests) is frozen once
-            frozen: Any = None
-            for key in self._distinct(facet):
-                principal, given = key if isinstance(key, tuple) else (key, None)
-                value = fast(principal, given, entry(principal))
-                if isinstance(value, _SCALARS):
-                    values[key] = value
-                elif value is last:
-                    values[key] = frozen
-                else:
-                    last, frozen = value, _frozen(value)
-                    values[key] = frozen
+            keys = self._distinct(facet)
+            read = list(map(fast, *self._principal_arguments(keys)))
+            if set(map(type, read)) <= _SCALAR_TYPES:  # the common case: in C
+                values = dict(zip(keys, read, strict=True))
+            else:
+                last: Any = values  # a list the getter gives again (no guests) is frozen once
+                frozen: Any = None
+                for key, value in zip(keys, read, strict=True):
+                    if isinstance(value, _SCALARS):
+                        values[key] = value
+                    elif value is last:
+                        values[key] = frozen
+                    else:
+                        last, frozen = value, _frozen(value)
+                        values[key] = frozen
         else:
             for key in self._distinct(facet):
                 value = self._facet_field(facet, key, parts)
@@ -332,6 +338,18 @@ class AssignmentRows:
         if found is None:
             found = self._keysets[facet] = list(set(self.column(facet)))
         return found
+
+    def _principal_arguments(self, keys: list[Any]) -> tuple[list[str], list[Any], list[Any]]:
+        """The arguments of a :meth:`_principal_getter` function for each of the principal keys
+        ``keys`` (the principal facet's distinct keys): principal keys, the assignments' given
+        types, directory entries. Made once while ``keys`` is the facet's list."""
+        found = self._principal_args
+        if found is None or found[0] is not keys:
+            principals = [k[0] if type(k) is tuple else k for k in keys]
+            given = [k[1] if type(k) is tuple else None for k in keys]
+            records = list(map(self._ix.directory.entry, principals))
+            found = self._principal_args = (keys, (principals, given, records))
+        return found[1]
 
     def _principal_getter(self, parts: tuple[str, ...]) -> Callable[[str, Any, Any], Any] | None:
         """For the member paths RBAC rules read of a principal, the function giving the value at
@@ -409,6 +427,7 @@ class AssignmentRows:
             del self._facets[facet]
         if "principal" not in facets:
             self._guests = None
+            self._principal_args = None
         self._rows.clear()
 
     def _facet(self, facet: str, key: Any, index: int) -> dict[str, Any]:
@@ -623,25 +642,30 @@ def deny_assignment_rows(snapshot: Snapshot) -> list[dict[str, Any]]:
     return rows
 
 
-def subscription_rows(engine: AccessEngine) -> list[dict[str, Any]]:
+def subscription_rows(
+    engine: AccessEngine, assignment_rows: AssignmentRows | None = None
+) -> list[dict[str, Any]]:
     """One row per subscription the estate knows (its hierarchy and every scope seen):
     ``id``, ``name``, ``ownerCount`` (distinct principals holding Owner at the subscription or
     above, a group counting as one), ``owners`` (the first ids), ``directUserAssignments``
-    (role assignments to users at the subscription or below) and ``directUserAssignmentIds``."""
+    (role assignments to users at the subscription or below) and ``directUserAssignmentIds``.
+
+    ``assignment_rows``: the engine's assignment rows, whose principal column (made once, and
+    read by the rules on principals too) tells the assignments to users apart."""
     ix = engine.indexes
     entries = ix.assignments
+    by_principal = AssignmentRows(engine, True) if assignment_rows is None else assignment_rows
     types = {k: str(r.type).lower() for k, r in ix.directory.entries() if r.type}
-    # the loops over a million assignments run in C: which are to users, each one's subscription
-    # (found once per scope), the counts per subscription; only the ids listed are gathered in
-    # Python, in assignment order, stopping once every subscription has its first ids
-    principals = list(map(_PRINCIPAL, entries))
-    users = {k for k, kind in types.items() if kind == "user"}
-    to_user = list(map(users.__contains__, principals))
-    untyped = set(principals).difference(types)  # the assignment's principalType decides
-    for index in compress(range(len(entries)), map(untyped.__contains__, principals)):
-        kind = entries[index].record.properties.principalType or "User"
-        to_user[index] = kind.lower() == "user"
-    del principals
+    # the loops over a million assignments run in C: which are to users (decided once per
+    # principal key: the directory's type, else the pair's principalType), each one's
+    # subscription (found once per scope), the counts per subscription; only the ids listed are
+    # gathered in Python, in assignment order, stopping once every subscription has its first ids
+    codes, keys = by_principal.facet_codes("principal")
+    user_key = [
+        (key[1] or "User").lower() == "user" if type(key) is tuple else types.get(key) == "user"
+        for key in keys
+    ]
+    to_user = list(map(user_key.__getitem__, codes))
     scopes = list(compress(map(_SCOPE, entries), to_user))
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
     sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown

@@ -27,11 +27,21 @@ _MANAGEMENT_GROUP = re.compile(
 _RESOURCE_GROUP = re.compile(r"/resourceGroups/([^/]+)", re.IGNORECASE)
 _ASSIGNMENT = "/providers/cloud.authorization/roleassignments/"
 _ID = attrgetter("id")
+_AT = "roleAssignments["
 
 
-def estate_names(snapshot: Snapshot, resource_ids: Iterable[str] = ()) -> dict[str, str]:
+def estate_names(
+    snapshot: Snapshot,
+    resource_ids: Iterable[str] = (),
+    *,
+    located: Iterable[tuple[str, str | None]] = (),
+) -> dict[str, str]:
     """The names of the hierarchy, the roles and principals, and of the role assignments among
-    ``resource_ids``, by lower-case id (principals and roles also by their GUID)."""
+    ``resource_ids``, by lower-case id (principals and roles also by their GUID).
+
+    ``located``: ``(resource id, location)`` pairs (a finding's): a role assignment at
+    ``roleAssignments[i]`` whose record ``i`` has that very id is found there, without a pass
+    over every record (the others are looked for as without it)."""
     from auditor.estate.roles import role_catalogue, role_guid
 
     names: dict[str, str] = {}
@@ -51,11 +61,25 @@ def estate_names(snapshot: Snapshot, resource_ids: Iterable[str] = ()) -> dict[s
     assignments: dict[str, tuple[str, str]] = {}
     if wanted:
         records = snapshot.roleAssignments
-        # the ids findings show are the records' own: matched as given, in C; ids are distinct
-        # without case (merged on load), so this finds what a case-insensitive pass would
-        found = list(compress(records, map(given.__contains__, map(_ID, records))))
-        if {ra.id.lower() for ra in found} != wanted:  # an id given in another case
-            found = [ra for ra in records if ra.id.lower() in wanted]
+        found = []
+        for rid, location in located:
+            if location is None or not location.startswith(_AT) or rid not in given:
+                continue
+            index = location[len(_AT) : -1]
+            if index.isdigit() and int(index) < len(records):
+                record = records[int(index)]
+                if record.id == rid:
+                    found.append(record)
+        rest = given.difference(ra.id for ra in found)
+        if rest:
+            # the ids findings show are the records' own: matched as given, in C; ids are
+            # distinct without case (merged on load), so this finds what a case-insensitive
+            # pass would
+            more = list(compress(records, map(rest.__contains__, map(_ID, records))))
+            lowered = {rid.lower() for rid in rest}
+            if {ra.id.lower() for ra in more} != lowered:  # an id given in another case
+                more = [ra for ra in records if ra.id.lower() in lowered]
+            found.extend(more)
         for ra in found:
             props = ra.properties
             assignments[ra.id.lower()] = (

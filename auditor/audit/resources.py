@@ -301,8 +301,9 @@ def _access_rows(ctx: CheckContext) -> _AccessRows:
         ids = list(map(_RECORD_ID, engine.indexes.assignments))  # in C: a million
         items = Located(ids, "roleAssignments")
         ctx.cache["transient:passItems"] = items
+    rows = AssignmentRows(engine, bool(snapshot.principals))
     found = _AccessRows(
-        AssignmentRows(engine, bool(snapshot.principals)),
+        rows,
         items,
         [
             (
@@ -315,7 +316,7 @@ def _access_rows(ctx: CheckContext) -> _AccessRows:
                 deny_assignment_rows(snapshot),
                 "denyAssignments",
             ),
-            ("Cloud.Resources/subscriptions", subscription_rows(engine), None),
+            ("Cloud.Resources/subscriptions", subscription_rows(engine, rows), None),
         ],
     )
     ctx.cache["transient:accessRows"] = found

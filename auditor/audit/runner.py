@@ -394,7 +394,12 @@ def audit_snapshot(
         incomplete=incomplete,
         warnings=snapshot.warnings,
     )
-    result.names = estate_names(snapshot, (f.resourceId for f in result.judged))
+    judged = result.judged
+    result.names = estate_names(
+        snapshot,
+        (f.resourceId for f in judged),
+        located=((f.resourceId, f.location) for f in judged),
+    )
     return result
 
 

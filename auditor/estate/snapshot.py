@@ -10,6 +10,7 @@ named in a warning. Entries of one section that share an id are merged (:mod:`au
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 from dataclasses import dataclass, field
@@ -205,6 +206,20 @@ def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
     straight into their items; anything else (unknown keys or fields, an error to report) takes the
     general path, which reads the top level as it comes and names the first problem in file order.
     """
+    if len(data) <= _CHUNK_BYTES:
+        return _loads(data, source)
+    # a large snapshot makes hundreds of thousands of containers and no cycle: the collector's
+    # passes over them while they are made (a full one at a million assignments) are waste
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _loads(data, source)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _loads(data: InputData, source: str) -> Snapshot:
     try:
         sections = msgspec.json.decode(data, type=_Sections)
     except (msgspec.ValidationError, msgspec.DecodeError):
@@ -403,22 +418,26 @@ def _decode_chunked(
     share = string_sharer(key)
     records: list[Any] = []
     append = records.append
-    where = 0
+    first = -1  # where the first item starts in the mapped file
+    consumed = 0
     for start in range(0, len(parts), _CHUNK_ITEMS):
+        chunk = parts[start : start + _CHUNK_ITEMS]
         if share is None:
-            records.extend(map(decode, parts[start : start + _CHUNK_ITEMS]))
+            records.extend(map(decode, chunk))
         else:
-            for part in parts[start : start + _CHUNK_ITEMS]:
+            for part in chunk:
                 record = decode(part)
                 share(record)
                 append(record)
         if pager is not None and start + _CHUNK_ITEMS < len(parts):
-            # give back the pages of the items decoded so far (found by the next item's head)
-            head = memoryview(parts[start + _CHUNK_ITEMS])[:64].tobytes()
-            found = pager.locate(head, where)
-            if found > where:
-                where = found
-                pager.release_before(found)
+            # give back the pages of the items decoded so far: from the first item (found once
+            # by its head) on, at least their lengths (the commas and blanks between them are
+            # not counted, so the release lags by a few pages, never runs ahead)
+            if start == 0:
+                first = pager.locate(memoryview(parts[0])[:64].tobytes(), 0)
+            consumed += sum(map(len, chunk))
+            if first >= 0:
+                pager.release_before(first + consumed)
     if pager is not None:
         pager.release_all()
     return records
