@@ -195,6 +195,8 @@ def register(app: typer.Typer) -> None:
         out.flush()
         try:
             serve_forever(estate, config, sock, access_log=access_log)
+        except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: a normal end, exit 0
+            pass
         finally:
             sock.close()
 
