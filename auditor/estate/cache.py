@@ -62,6 +62,7 @@ import mmap
 import os
 import stat
 import struct
+import sys
 import tempfile
 import threading
 import zlib
@@ -666,6 +667,9 @@ def _spawned(work: Callable[[], None]) -> bool:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
                     os.dup2(devnull, fd)
+                # fresh stream objects: another thread (a progress display) may have held the
+                # old ones' locks at the fork, and a note written through them would never end
+                sys.stdout = sys.stderr = open(devnull, "w", closefd=False)  # noqa: SIM115
                 with contextlib.suppress(OSError):
                     os.nice(10)
                 work()
