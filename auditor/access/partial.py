@@ -51,6 +51,7 @@ from auditor.access.principals import (
 from auditor.access.scopes import ROOT, ScopeTree, scope_key
 from auditor.errors import InputError
 from auditor.estate.cache import CachedEstate, Tables
+from auditor.estate.light import lazy_role_definitions
 from auditor.estate.records import (
     DenyAssignmentRecord,
     DirectoryPrincipalRecord,
@@ -527,12 +528,14 @@ class PartialEstate:
     ) -> AccessEngine:
         cached = self.cached
         snap = cached.snapshot_shell()
-        small = cached.small_sections(("roleDefinitions",))
+        roles = cached.small_bytes("roleDefinitions")
+        if roles is not None and not lazy_role_definitions(snap, roles):
+            # (the mirrors refused it: decoded as the loader decodes it, with pydantic)
+            snap.roleDefinitions = cached.small_sections(("roleDefinitions",)).roleDefinitions
         first = self._index.first_principal
         if first is not None and not entries:
             entries = [first]  # "the snapshot holds no directory" is said only when true
         snap.hierarchy = self._hierarchy
-        snap.roleDefinitions = small.roleDefinitions
         snap.principals = [r for _i, r in _ordered(entries)]
         snap.roleAssignments = [r for _i, r in _ordered(ras)]
         snap.denyAssignments = [r for _i, r in _ordered(denies)]

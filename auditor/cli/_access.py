@@ -92,10 +92,9 @@ def _partial(path: str) -> PartialEstate | None:
 def _answering(partial: PartialEstate, engine: AccessEngine) -> AccessEngine:
     """``engine``, once the loader's warnings about the snapshot are printed as
     :func:`~auditor.cli._estate.read_estate` prints them."""
-    from auditor.inert import inert
+    from auditor.cli._estate import print_warnings
 
-    for warning in partial.warnings:
-        sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
+    print_warnings(partial.warnings)
     return engine
 
 

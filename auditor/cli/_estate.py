@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -52,7 +53,6 @@ def read_estate(
     snapshot file goes through the persistent cache unless the command says otherwise
     (:mod:`auditor.cli._cache`; ``config``: the command's ``--config``)."""
     from auditor.cli._cache import estate_cache
-    from auditor.inert import inert
 
     cache = estate_cache(path, config)
     if cache is None:
@@ -62,9 +62,16 @@ def read_estate(
 
         snapshot = cache.load(path, lambda name: load_estate(name, snapshot_only=snapshot_only))
     if warn:
-        for warning in snapshot.warnings:
-            sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
+        print_warnings(snapshot.warnings)
     return snapshot
+
+
+def print_warnings(warnings: Iterable[str]) -> None:
+    """What a loader said about its input, a line each on standard error, inert and bounded."""
+    from auditor.inert import inert
+
+    for warning in warnings:
+        sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
 
 
 def _small_snapshot(path: str | os.PathLike[str]) -> Snapshot | None:
@@ -323,8 +330,7 @@ def register(app: typer.Typer) -> None:
         report.write(snapshot.summary.table())
         if out != "-":
             report.write(f"wrote {inert(out, limit=500)} ({len(data):,} bytes)\n")
-        for warning in snapshot.warnings:
-            sys.stderr.write(f"auditor: warning: {inert(warning, limit=2_000)}\n")
+        print_warnings(snapshot.warnings)
 
     @estate.command("generate")
     def generate(

@@ -69,7 +69,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -80,6 +80,9 @@ from auditor.estate import snapshot as _snapshot
 from auditor.estate._files import UTF8_BOM
 from auditor.estate.records import BULK_SECTIONS
 from auditor.estate.snapshot import SECTION_ORDER, Snapshot
+
+if TYPE_CHECKING:
+    from auditor.estate.light import LazySnapshot
 
 __all__ = [
     "CACHE_FORMAT",
@@ -337,10 +340,17 @@ class CachedEstate:
         top = {k: msgspec.Raw(self._small[k]) for k in keys if k in self._small}
         return _snapshot._from_sections(top, b"", self.path)
 
-    def snapshot_shell(self) -> Snapshot:
-        """An empty :class:`Snapshot` carrying the loaded snapshot's top-level values."""
+    def small_bytes(self, key: str) -> bytes | None:
+        """The snapshot file's own bytes of the small section ``key`` (None when absent)."""
+        return self._small.get(key)
+
+    def snapshot_shell(self) -> LazySnapshot:
+        """An empty snapshot carrying the loaded snapshot's top-level values (a
+        :class:`~auditor.estate.light.LazySnapshot`: small sections may be given as bytes)."""
+        from auditor.estate.light import LazySnapshot
+
         meta = self._head.meta
-        return Snapshot(
+        return LazySnapshot(
             snapshotVersion=meta.snapshotVersion,
             collectedAt=meta.collectedAt,
             tenantId=meta.tenantId,

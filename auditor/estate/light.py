@@ -41,7 +41,14 @@ if TYPE_CHECKING:
     from auditor.model.domain import Domain
     from auditor.model.health import HealthEvent
 
-__all__ = ["LIGHT_LIMIT", "LazySnapshot", "light_snapshot", "resource_ids", "role_definitions"]
+__all__ = [
+    "LIGHT_LIMIT",
+    "LazySnapshot",
+    "lazy_role_definitions",
+    "light_snapshot",
+    "resource_ids",
+    "role_definitions",
+]
 
 LIGHT_LIMIT = 8 << 20
 """Bytes of a snapshot file read this way, at most (a larger one pays for pydantic anyway)."""
@@ -230,6 +237,23 @@ class LazySnapshot(Snapshot):
         copied.__dict__["_values"] = dict(self.__dict__["_values"])
         copied.__dict__["_raw"] = dict(self.__dict__["_raw"])
         return copied
+
+
+def lazy_role_definitions(snap: LazySnapshot, raw: bytes) -> bool:
+    """Give ``snap`` the role definitions section ``raw`` (a snapshot file's own bytes) as
+    :func:`light_snapshot` gives it: wire models built when first read, the mirrors for the access
+    engine meanwhile. False (``snap`` untouched) when the mirrors refuse it or two definitions share
+    an id: then only the full loader's decoding says what it holds."""
+    try:
+        checked = msgspec.json.decode(raw, type=SECTION_TYPES["roleDefinitions"])
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return False
+    if not _distinct("roleDefinitions", checked):
+        return False
+    snap.__dict__["_raw"]["roleDefinitions"] = bytes(raw)
+    if checked is not None:
+        snap.__dict__["_mirrors"] = checked
+    return True
 
 
 def resource_ids(snapshot: Snapshot) -> list[str | None]:
