@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from auditor.access.partial import LAYOUT, PartialEstate, cache_tables
+from auditor.access.partial import LAYOUT, PartialEstate, _Dir, cache_tables
 from auditor.cli import _cache as cache_cli
 from auditor.cli import main
 from auditor.errors import InputError
@@ -221,6 +221,52 @@ def test_an_entry_of_the_previous_format_is_another_version(tmp_path: Path, esta
     entry.write_bytes(msgspec.msgpack.encode(old))
     store.load(estate, Loads())
     assert len(notes) == 1 and "another version" in notes[0]
+
+
+def test_an_entry_of_the_layout_before_single_key_buckets_is_rebuilt(
+    tmp_path: Path, estate: Path
+) -> None:
+    """Format 2 (eight directory keys to a bucket) is rebuilt, with one note naming it."""
+    notes: list[str] = []
+    store = _cache(tmp_path / "cache", notes)
+    store.load(estate, Loads())
+    entry = store.entry_path(estate)
+    data = bytearray(entry.read_bytes())
+    at = 2 + len("auditor-estate-cache")  # the lead: array, magic, then the format (uint 64)
+    assert data[at] == 0xCF and int.from_bytes(data[at + 1 : at + 9], "big") == 3
+    data[at + 1 : at + 9] = (2).to_bytes(8, "big")
+    entry.write_bytes(bytes(data))
+    assert store.open(estate) is None
+    store.load(estate, Loads())
+    assert notes == [
+        f"{estate}: its cache entry was written by another version (format 2); rebuilding the cache"
+    ]
+    opened = store.open(estate)
+    assert opened is not None
+    opened.close()
+
+
+def test_get_many_equals_get(tmp_path: Path, estate: Path) -> None:
+    """Many keys read at once give what one-by-one lookups give; keys not there are left out."""
+    store = _cache(tmp_path / "cache")
+    snap = store.load(estate, Loads())
+    keys = [p.id.lower() for p in snap.principals] + ["not-a-principal", ""]
+    with store.open(estate) as one, store.open(estate) as many:  # type: ignore[union-attr]
+        found = many.get_many("dir", keys, _Dir)
+        assert found == {k: v for k in keys if (v := one.get("dir", k, _Dir)) is not None}
+        assert "not-a-principal" not in found and len(found) == len(snap.principals)
+        assert many.get_many("no-such-table", keys, _Dir) == {}
+        assert many.get_many("dir", [], _Dir) == {}
+
+
+def test_get_many_never_decodes_a_damaged_bucket(tmp_path: Path, estate: Path) -> None:
+    store = _cache(tmp_path / "cache")
+    snap = store.load(estate, Loads())
+    _flip_every_block(store.entry_path(estate))
+    opened = store.open(estate)
+    assert opened is not None
+    with opened, pytest.raises(InputError, match="damaged"):
+        opened.get_many("dir", [snap.principals[0].id.lower()], _Dir)
 
 
 def _truncate(entry: Path) -> None:

@@ -3,26 +3,45 @@
 action, unread attribute), who-can, and principals named by id, e-mail or display name, over
 generated estates (auditor.estate.generate at small sizes, the cache's MIN_BYTES set to 0) with
 twists a real file has: ids and scopes written in other casings, merged duplicates, unknown fields,
-role assignment ids and types that are not the usual ones, no directory at all."""
+role assignment ids and types that are not the usual ones, no directory at all; and groups as the
+cache's directory walk meets them (issue 23, who-can on a large answer): cycles, a group of nearly
+everyone holding a role, a member listed before its group and naming it in another casing, a copy
+of a group's entry with its id in capitals, deny assignments naming groups no grant reaches (a
+member meets them through other groups it belongs to). A who-can decodes only the directory
+entries of the principals it reaches."""
 
 from __future__ import annotations
 
+import copy
 import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from auditor.access import AccessEngine, AccessRequest
+from auditor.access import partial as partial_module
 from auditor.access.partial import PartialEstate, cache_tables
 from auditor.errors import InputError
 from auditor.estate.cache import EstateCache
 from auditor.estate.generate import generate_estate
+from auditor.estate.roles import READER
 from auditor.estate.snapshot import Snapshot, load_snapshot
 
-TWISTS = ("casing", "duplicate", "unknown-field", "odd-ids", "no-directory", "deny-everyone")
+GROUP_TWISTS = ("group-cycle", "big-group", "member-first", "twin-entry", "deny-nested")
+_RA_INFIX = "/providers/Cloud.Authorization/roleAssignments/"
+TWISTS = (
+    "casing",
+    "duplicate",
+    "unknown-field",
+    "odd-ids",
+    "no-directory",
+    "deny-everyone",
+    *GROUP_TWISTS,
+)
 ACTIONS = [
     ("Cloud.Authorization/roleAssignments/write", False),
     ("Cloud.Compute/virtualMachines/read", False),
@@ -50,6 +69,7 @@ def _twist(doc: dict[str, Any], twists: set[str]) -> None:
         ras[len(ras) // 2]["properties"]["extraField"] = [1, "two"]
         if doc["principals"]:
             doc["principals"][0]["userPrincipalName"] = "Someone.Else@Example.Test"
+    _twist_groups(doc, twists)
     if "duplicate" in twists and ras:
         ras.append(json.loads(json.dumps(ras[0])))  # an identical copy: merged, with a warning
     if "no-directory" in twists:
@@ -58,6 +78,47 @@ def _twist(doc: dict[str, Any], twists: set[str]) -> None:
         deny = doc["denyAssignments"][0]["properties"]
         deny["doNotApplyToChildScopes"] = True
         deny["permissions"] = [{"actions": ["Cloud.Authorization/*"], "dataActions": ["*"]}]
+
+
+def _twist_groups(doc: dict[str, Any], twists: set[str]) -> None:
+    principals = doc["principals"]
+    groups = [p for p in principals if p.get("type") == "Group"]
+    if not groups:
+        return
+    first, last = groups[0], groups[-1]
+    if "group-cycle" in twists:  # two groups members of each other, one of itself
+        first["memberOf"] = [*first.get("memberOf", []), last["id"], first["id"]]
+        last["memberOf"] = [*last.get("memberOf", []), first["id"]]
+    if "big-group" in twists:  # nearly everyone in one group, which holds a role
+        for member in principals:
+            if member is not last and last["id"] not in member.get("memberOf", []):
+                member["memberOf"] = [*member.get("memberOf", []), last["id"]]
+        ras = doc["roleAssignments"]
+        if ras:
+            held = copy.deepcopy(ras[0])
+            held["properties"]["principalId"] = last["id"]
+            held["name"] = "00000000-0000-0000-0000-0000000b1660"
+            held["id"] = f"{held['properties']['scope']}{_RA_INFIX}{held['name']}"
+            ras.append(held)
+    if "member-first" in twists and principals[-1] is not first:
+        # a member listed first names its group in capitals: the engine shows that casing
+        member = principals.pop()
+        member["memberOf"] = [*member.get("memberOf", []), first["id"].upper()]
+        principals.insert(0, member)
+    nested = [g for g in groups if g.get("memberOf")]
+    if "deny-nested" in twists and nested and doc.get("denyAssignments"):
+        # a deny naming the group a nested group belongs to and excluding that nested group:
+        # members below decide through groups they reach upwards
+        inner = nested[-1]
+        outer = next((g for g in groups if g["id"] in inner["memberOf"]), first)
+        deny = doc["denyAssignments"][-1]["properties"]
+        deny["principals"] = [{"id": outer["id"].upper(), "type": "Group"}]
+        deny["excludePrincipals"] = [{"id": inner["id"], "type": "Group"}]
+        deny["permissions"] = [{"actions": ["*"], "dataActions": ["*"]}]
+    if "twin-entry" in twists:  # a second copy of a group's entry, its id in capitals (merged)
+        twin = copy.deepcopy(first)
+        twin["id"] = first["id"].upper()
+        principals.append(twin)
 
 
 def _questions(snap: Snapshot) -> tuple[list[str], list[str], list[str]]:
@@ -73,7 +134,7 @@ def _questions(snap: Snapshot) -> tuple[list[str], list[str], list[str]]:
     scopes = [ra.properties.scope for ra in ras[:: max(1, len(ras) // 3)]][:3]
     scopes += [s + "/providers/Cloud.Compute/virtualMachines/new-vm" for s in scopes[:1]]
     scopes += [h.id for h in snap.hierarchy[:2]]
-    scopes += [d.properties.scope for d in snap.denyAssignments[:1]]
+    scopes += [d.properties.scope for d in (*snap.denyAssignments[:1], *snap.denyAssignments[-1:])]
     scopes += [
         "/",
         "/subscriptions/00000000-0000-0000-0000-00000000dead/resourceGroups/rg",
@@ -153,3 +214,125 @@ def test_every_twist_at_once(tmp_path: Path) -> None:
     _twist(doc, set(TWISTS) - {"no-directory"})
     path.write_text(json.dumps(doc))
     _same_answers(path, tmp_path / "cache")
+
+
+def test_groups_as_the_directory_walk_meets_them(tmp_path: Path) -> None:
+    """Every group twist at once on an estate with many groups, nested (generated 1 to 4 levels
+    deep, and chains of eight)."""
+    path = tmp_path / "estate.json"
+    generate_estate(200, seed=5, principals=300, deny_assignments=4, out=path, progress=False)
+    doc = json.loads(path.read_bytes())
+    _twist(doc, set(GROUP_TWISTS))
+    path.write_text(json.dumps(doc))
+    _same_answers(path, tmp_path / "cache")
+
+
+def test_who_reads_only_the_directory_keys_it_reaches(tmp_path: Path) -> None:
+    """A who-can decodes the directory entries of the principals it reaches, and splits about one
+    key per bucket it reads (buckets of one key on average: not eight keys to read one)."""
+    path = tmp_path / "estate.json"
+    generate_estate(2000, seed=9, principals=1500, deny_assignments=4, out=path, progress=False)
+    store = EstateCache(tmp_path / "cache", min_bytes=0, indexer=cache_tables)
+    snap = store.load(path, load_snapshot)
+    whole = AccessEngine.from_snapshot(snap)
+    opened = store.open(path)
+    assert opened is not None
+    groups = {g.lower() for p in snap.principals for g in p.memberOf}
+    scope = next(
+        ra.properties.scope
+        for ra in snap.roleAssignments
+        if ra.properties.principalId.lower() in groups
+    )
+    partial = PartialEstate(opened)
+    engine = partial.engine_for_who(scope)
+    action = ACTIONS[1][0]
+    got = engine.who(action, scope, False, warn=True).to_wire()
+    assert got == whole.who(action, scope, False, warn=True).to_wire()
+    reached = [k for k, found in partial._dirs.items() if found is not None]
+    assert len(got["allowed"]) > 10 and len(reached) < len(snap.principals)
+    buckets = opened._buckets["dir"]
+    assert len(buckets) <= len(partial._dirs)
+    split = sum(len(bucket) for bucket in buckets.values())
+    assert split <= 2.5 * len(partial._dirs), (split, len(partial._dirs))
+    opened.close()
+
+
+def _guid(n: int) -> str:
+    return f"00000000-0000-0000-0000-{n:012x}"
+
+
+def test_who_meets_deny_subjects_through_groups_no_grant_reaches(tmp_path: Path) -> None:
+    """A member reached through the group that holds the role is denied through other groups it
+    belongs to (nested below the group a deny names), or spared by a group the deny excludes: the
+    cache's who-can reads those groups too, though no grant reaches them."""
+    path = tmp_path / "estate.json"
+    generate_estate(60, seed=1, principals=20, deny_assignments=2, out=path, progress=False)
+    doc = json.loads(path.read_bytes())
+    held = copy.deepcopy(doc["roleAssignments"][0])
+    scope = held["properties"]["scope"]
+    group = {"type": "Group", "accountEnabled": True, "memberOf": []}
+    doc["principals"] += [
+        {**group, "id": _guid(1), "displayName": "grp-hold"},
+        {**group, "id": _guid(2), "displayName": "grp-deny"},
+        {**group, "id": _guid(3), "displayName": "grp-mid", "memberOf": [_guid(2)]},
+        {**group, "id": _guid(4), "displayName": "grp-spared", "memberOf": [_guid(2).upper()]},
+        {
+            "id": _guid(5),
+            "type": "User",
+            "displayName": "Denied One",
+            "memberOf": [_guid(1), _guid(3)],
+        },
+        {
+            "id": _guid(6),
+            "type": "User",
+            "displayName": "Spared Two",
+            "memberOf": [_guid(1), _guid(4)],
+        },
+    ]
+    held["name"] = _guid(7)
+    held["id"] = f"{scope}{_RA_INFIX}{held['name']}"
+    props = held["properties"]
+    props["principalId"] = _guid(1)
+    props["roleDefinitionId"] = f"/providers/Cloud.Authorization/roleDefinitions/{READER}"
+    doc["roleAssignments"].append(held)
+    deny = copy.deepcopy(doc["denyAssignments"][0])
+    deny["name"] = _guid(8)
+    deny["id"] = deny["id"].rsplit("/", 1)[0] + "/" + _guid(8)
+    deny["properties"].update(
+        scope=scope,
+        doNotApplyToChildScopes=False,
+        permissions=[{"actions": ["*/read"]}],
+        principals=[{"id": _guid(2), "type": "Group"}],
+        excludePrincipals=[{"id": _guid(4), "type": "Group"}],
+    )
+    doc["denyAssignments"].append(deny)
+    path.write_text(json.dumps(doc))
+    whole = AccessEngine.from_snapshot(load_snapshot(path))
+    action = "Cloud.Compute/virtualMachines/read"
+    want = whole.who(action, scope, False, warn=True).to_wire()
+    decided = {e["principalId"]: e["decision"] for e in want["allowed"] + want["denied"]}
+    assert decided[_guid(5)] == "denied" and decided[_guid(6)] == "allowed"
+    store = EstateCache(tmp_path / "cache", min_bytes=0, indexer=cache_tables)
+    store.load(path, load_snapshot)
+    with store.open(path) as opened:  # type: ignore[union-attr]
+        engine = PartialEstate(opened).engine_for_who(scope)
+        assert engine.who(action, scope, False, warn=True).to_wire() == want
+        for other in ("Cloud.Authorization/roleAssignments/write", ACTIONS[2][0]):
+            got = engine.who(other, scope, False, warn=True).to_wire()
+            assert got == whole.who(other, scope, False, warn=True).to_wire()
+    _same_answers(path, tmp_path / "cache2")
+
+
+def test_who_reads_the_groups_above_when_a_deny_names_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the budget of principals below the deny assignments' subjects, who-can reads every
+    group above its members instead: the same answers."""
+    monkeypatch.setattr(partial_module, "_BELOW_SUBJECTS", 0)
+    test_who_meets_deny_subjects_through_groups_no_grant_reaches(tmp_path)
+    path = tmp_path / "nested.json"
+    generate_estate(120, seed=5, principals=200, deny_assignments=8, out=path, progress=False)
+    doc = json.loads(path.read_bytes())
+    _twist(doc, {"deny-nested", "big-group"})
+    path.write_text(json.dumps(doc))
+    _same_answers(path, tmp_path / "cache3")

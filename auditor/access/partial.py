@@ -5,8 +5,11 @@ decoding only what the question needs, and deciding with the one decision functi
 
 - ``dir``: every principal key the engine's directory knows (directory entries, the groups they are
   members of, the principals of role and deny assignments), with its id as the engine shows it, what
-  the principal resolver knows of it, its directory entries (with their place in the snapshot), its
-  number of direct members (listed in the ``members`` table);
+  the principal resolver knows of it (both left out when its first directory entry says the same),
+  its directory entries (with their place in the snapshot), its direct members (left encoded when
+  read: only who-can expands groups downwards). A key has a bucket of its own (about one key to a
+  bucket), so that a question decodes the keys it reaches and no others, a level of the walk
+  through groups at a time (:meth:`~auditor.estate.cache.CachedEstate.get_many`);
 - ``ra``: the role assignments at each scope key (with their places in the snapshot): a question
   reads those at its scope's chain only;
 - ``scope``: every scope key the engine's scope tree knows, with its display casing and the deny
@@ -19,8 +22,9 @@ decoding only what the question needs, and deciding with the one decision functi
 snapshot: for ``access check`` the principal's identities (itself and its groups, transitively),
 the role assignments made to them at the scope's chain (the scope and its ancestors: a decision
 looks nowhere else), the deny assignments there, every role definition (decoded from the snapshot
-file itself) and the hierarchy; for ``access who`` every role assignment at the scope's chain, the
-principals they reach through groups and the groups those belong to. The
+file itself) and the hierarchy; for ``access who`` every role assignment and deny assignment at the
+scope's chain and the principals those are made to, name or exclude, with their transitive members
+(the groups a member belongs to besides are compared with nothing). The
 records keep their snapshot order, so the decision sees what it sees on the whole estate; what the
 warnings need beyond that (which principals, scopes and subscriptions the whole estate knows, the
 operations its deny assignments name, the ids and scopes as first written) is taken from the tables,
@@ -31,7 +35,6 @@ over generated estates).
 from __future__ import annotations
 
 import contextlib
-from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -63,21 +66,38 @@ from auditor.estate.snapshot import Snapshot
 
 __all__ = ["LAYOUT", "PartialEstate", "cache_tables"]
 
-LAYOUT = "access-1"
+LAYOUT = "access-2"
 """The layout of the tables :func:`cache_tables` writes."""
+
+_BELOW_SUBJECTS = 1_000
+"""How many principals a who-can reads below the principals its scope's deny assignments name or
+exclude (beyond those below its role assignments' holders) before it reads the groups above its
+members instead (see :meth:`PartialEstate._for_who`)."""
 
 _Info = tuple[str, str | None, str | None, str | None]
 """What the resolver knows of a principal: id as shown, type, display name, e-mail."""
 
 
+_NO_MEMBERS = msgspec.Raw(b"\x90")
+"""An empty msgpack array."""
+
+
 class _Dir(msgspec.Struct, array_like=True, omit_defaults=False):
+    """A principal key's entry in the ``dir`` table. What its first directory entry already says
+    is left out (a who-can reads thousands of these): read it through :func:`_shown` and
+    :func:`_info`."""
+
     display: str
+    """The id as the engine shows it; "" when it is the first directory entry's id."""
     known: bool
     """Registered in the engine's directory (else only the resolver knows it)."""
     info: _Info | None = None
+    usual: bool = False
+    """``info`` is left out: it is the shown id and the first entry's type, name and e-mail."""
     entries: list[tuple[int, DirectoryPrincipalRecord]] = []
-    members: int = 0
-    """How many direct members it has (listed in the ``members`` table)."""
+    members: msgspec.Raw = _NO_MEMBERS
+    """Its direct members' keys: a msgpack array of strings, decoded only by who-can's walk
+    downwards (:meth:`PartialEstate._for_who`)."""
 
 
 class _Scope(msgspec.Struct, array_like=True):
@@ -168,8 +188,7 @@ def cache_tables(snapshot: Snapshot) -> Tables:
             )
             vocabulary[shape] = None
     resolver = PrincipalResolver(snapshot, directory, ids_complete=True)
-    members: dict[str, list[str]] = {}
-    dir_table = _dir_table(snapshot, directory, resolver, members)
+    dir_table = _dir_table(snapshot, directory, resolver)
     scope_table: dict[str, _Scope] = {}
     for key in scopes.known():
         scope_table[key] = _Scope(scopes.display(key), denies_at.get(key, []))
@@ -199,12 +218,11 @@ def cache_tables(snapshot: Snapshot) -> Tables:
         blocks={"index": index_block, "hierarchy": snapshot.hierarchy},
         tables={
             "dir": dir_table,
-            "members": members,
             "ra": held,
             "scope": scope_table,
             "name": names,
         },
-        per_bucket={"dir": 8, "members": 4, "ra": 4, "scope": 16, "name": 32},
+        per_bucket={"dir": 1, "ra": 4, "scope": 16, "name": 32},
         writing=_Shortened(records, usual, index_block).left_out,
     )
 
@@ -284,19 +302,20 @@ def _dir_table(
     snapshot: Snapshot,
     directory: Directory,
     resolver: PrincipalResolver,
-    members: dict[str, list[str]],
 ) -> dict[str, _Dir]:
-    """The ``dir`` table (and, into ``members``, each group's direct members)."""
+    """The ``dir`` table."""
     table: dict[str, _Dir] = {}
     for key in directory._display:
         table[key] = _Dir(directory.display(key), True)
     for index, record in enumerate(snapshot.principals):
         table[record.id.lower()].entries.append((index, record))
+    members: dict[str, list[str]] = {}
     for member, groups in directory._member_of.items():
         for group in groups:
             members.setdefault(group, []).append(member)
+    encode = msgspec.msgpack.encode
     for group, listed in members.items():
-        table[group].members = len(listed)
+        table[group].members = msgspec.Raw(encode(listed))
     for key, candidate in resolver._info.items():
         info = (candidate.id, candidate.type, candidate.displayName, candidate.email)
         found = table.get(key)
@@ -304,7 +323,27 @@ def _dir_table(
             table[key] = _Dir(candidate.id, False, info)
         else:
             found.info = info
+    for found in table.values():  # what the first entry says is left out
+        if found.entries:
+            first = found.entries[0][1]
+            if found.info == (found.display, first.type, first.displayName, first.email):
+                found.info, found.usual = None, True
+            if found.display == first.id:
+                found.display = ""
     return table
+
+
+def _shown(found: _Dir) -> str:
+    """The id of ``found`` as the engine shows it."""
+    return found.display or (found.entries[0][1].id if found.entries else "")
+
+
+def _info(found: _Dir) -> _Info | None:
+    """What the principal resolver knows of ``found``."""
+    if found.usual:
+        first = found.entries[0][1]
+        return (_shown(found), first.type, first.displayName, first.email)
+    return found.info
 
 
 def _odd_principals(
@@ -427,9 +466,10 @@ class PartialEstate:
 
     def _candidate(self, key: str) -> PrincipalCandidate:
         found = self._dir(key)
-        if found is not None and found.info is not None:
-            return PrincipalCandidate(*found.info)
-        return PrincipalCandidate(found.display if found is not None else key)
+        info = None if found is None else _info(found)
+        if info is not None:
+            return PrincipalCandidate(*info)
+        return PrincipalCandidate(_shown(found) if found is not None else key)
 
     def _resolved(self, key: str, given: str, how: Any) -> ResolvedPrincipal:
         cand = self._candidate(key)
@@ -441,7 +481,7 @@ class PartialEstate:
         """An engine that decides ``principal_id`` at ``scope`` (any action) as the whole
         estate's does, with the same warnings."""
         key = principal_id.lower()
-        entries, identities = self._closure([key], members=False)
+        entries, identities = self._upwards([key])
         chain = self._tree.chain(scope_key(scope))
         mine = frozenset(identities)
         ras = [
@@ -456,9 +496,15 @@ class PartialEstate:
         """An engine whose who-can at ``scope`` equals the whole estate's."""
         chain = self._tree.chain(scope_key(scope))
         ras = [pair for level in chain for pair in self._assignments(level)]
-        holders = dict.fromkeys(r.properties.principalId.lower() for _i, r in ras)
-        entries, _reached = self._closure(list(holders), members=True)
-        return self._engine(entries, ras, self._denies(chain), [], scope)
+        denies = self._denies(chain)
+        holders = [r.properties.principalId.lower() for _i, r in ras]
+        subjects = [
+            p.id.lower()
+            for _index, deny in denies
+            for p in (*deny.properties.principals, *deny.properties.excludePrincipals)
+            if p.id and not is_all_principals(p)
+        ]
+        return self._engine(self._for_who(holders, subjects), ras, denies, [], scope)
 
     def _assignments(self, level: str) -> list[tuple[int, RoleAssignmentRecord]]:
         """The role assignments at scope key ``level`` exactly, with their places."""
@@ -480,43 +526,100 @@ class PartialEstate:
                 out += found.denies
         return out
 
-    def _closure(
-        self, start: list[str], *, members: bool
+    def _upwards(
+        self, start: list[str]
     ) -> tuple[list[tuple[int, DirectoryPrincipalRecord]], list[str]]:
-        """The directory entries of ``start`` and of every group they belong to (and, with
-        ``members``, of every transitive member of theirs and the groups those belong to), and
-        the keys reached through groups upwards from ``start``."""
-        seen: dict[str, None] = {}
-        if members:
-            queue = deque(start)
-            down: dict[str, None] = dict.fromkeys(start)
-            while queue:
-                found = self._dir(key := queue.popleft())
-                listed: list[str] | None = (
-                    self.cached.get("members", key, list[str])
-                    if found is not None and found.members
-                    else None
-                )
-                for member in listed or ():
+        """The directory entries of ``start`` and of every group they belong to, transitively,
+        and the keys reached (``start`` and those groups). Walked a level at a time, each level's
+        keys read from the cache in one call."""
+        dirs = self._dirs
+        entries: list[tuple[int, DirectoryPrincipalRecord]] = []
+        seen: dict[str, None] = dict.fromkeys(start)
+        level = list(seen)
+        while level:
+            self._read_dirs(level)
+            above: list[str] = []
+            for key in level:
+                found = dirs[key]
+                if found is None:
+                    continue
+                entries += found.entries
+                for _index, record in found.entries:
+                    for group in record.memberOf:
+                        gk = group.lower()
+                        if gk not in seen:
+                            seen[gk] = None
+                            above.append(gk)
+            level = above
+        return entries, list(seen)
+
+    def _for_who(
+        self, holders: list[str], subjects: list[str]
+    ) -> list[tuple[int, DirectoryPrincipalRecord]]:
+        """The directory entries a who-can needs: those of ``holders`` (the principals the role
+        assignments at the scope's chain are made to) and of their transitive members (who the
+        answer is about), and what those members' decisions compare their identities with
+        besides: ``subjects`` (the principals the deny assignments there name or exclude).
+
+        A member reaches a subject only through groups that are themselves transitive members of
+        the subject (below it): so the entries below the subjects serve, and the other groups a
+        member belongs to are compared with nothing (the whole estate's who-can gives the same
+        answer, paths and reasons; ``tests/test_cache_partial.py``). When more than
+        :data:`_BELOW_SUBJECTS` principals lie below the subjects (a deny assignment naming a
+        group of thousands), every group above the members is read instead, as few as they are."""
+        down: dict[str, None] = dict.fromkeys(holders)
+        self._down(list(down), down, None)
+        reached = list(down)
+        extra = [k for k in dict.fromkeys(subjects) if k not in down]
+        if extra:
+            down.update(dict.fromkeys(extra))
+            if not self._down(extra, down, len(down) + _BELOW_SUBJECTS):
+                return self._upwards(reached)[0]
+        dirs = self._dirs
+        entries: list[tuple[int, DirectoryPrincipalRecord]] = []
+        for key in down:
+            found = dirs[key]
+            if found is not None:
+                entries += found.entries
+        return entries
+
+    def _down(self, level: list[str], down: dict[str, None], most: int | None) -> bool:
+        """Add to ``down`` the transitive members of ``level`` (its keys already in it), a level
+        at a time, each level's keys read from the cache in one call; False when it would grow
+        past ``most`` keys (then it stops)."""
+        dirs = self._dirs
+        while level:
+            self._read_dirs(level)
+            groups = [d.members for k in level if (d := dirs[k]) is not None and len(d.members) > 1]
+            level = []
+            for listed in self._members(groups):
+                for member in listed:
                     if member not in down:
                         down[member] = None
-                        queue.append(member)
-            start = list(down)
-        entries: list[tuple[int, DirectoryPrincipalRecord]] = []
-        queue = deque(start)
-        seen.update(dict.fromkeys(start))
-        while queue:
-            found = self._dir(queue.popleft())
-            if found is None:
-                continue
-            entries += found.entries
-            for _index, record in found.entries:
-                for group in record.memberOf:
-                    gk = group.lower()
-                    if gk not in seen:
-                        seen[gk] = None
-                        queue.append(gk)
-        return entries, list(seen)
+                        level.append(member)
+            if most is not None and len(down) > most:
+                return False
+        return True
+
+    def _members(self, lists: list[msgspec.Raw]) -> list[list[str]]:
+        """The member lists ``lists`` (:attr:`_Dir.members`), decoded in one call."""
+        whole = b"\xdd" + len(lists).to_bytes(4, "big") + b"".join(lists)
+        try:
+            found: list[list[str]] = msgspec.msgpack.decode(whole, type=list[list[str]])
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise InputError(
+                f"the cache entry is damaged ({exc})", source=self.cached.path
+            ) from None
+        return found
+
+    def _read_dirs(self, keys: list[str]) -> None:
+        """The ``dir`` entries of ``keys`` into the memo (None for keys the table lacks)."""
+        dirs = self._dirs
+        wanted = [k for k in keys if k not in dirs]
+        if wanted:
+            found = self.cached.get_many("dir", wanted, _Dir)
+            for key in wanted:
+                dirs[key] = found.get(key)
 
     def _engine(
         self,
@@ -554,7 +657,7 @@ class PartialEstate:
         for key in principals:
             found = self._dir(key)
             if found is not None and found.known:
-                shown[key] = found.display
+                shown[key] = _shown(found)
         tree = ix.scopes._display
         odd = self._index.odd_scopes
         for key in [k for k in tree if k in odd] if odd else ():

@@ -16,7 +16,10 @@ that its stat fields can be updated in place)::
             inode and device (integers as msgpack uint 64 / int 64: 112 bytes in all)
     blocks  one after another: each whole block, then each table's buckets. A table of N keys is
             cut into about N / per_bucket buckets; a key lives in bucket crc32(key) % buckets, and a
-            bucket is a msgpack map key -> value. A lookup decodes one bucket.
+            bucket is a msgpack map key -> value. A lookup checks its bucket's CRC-32 and splits
+            it into its keys' encoded values (``msgspec.Raw``: nothing decoded), then decodes the
+            one value it wants: small buckets read little, and a bucket's other values cost
+            next to nothing.
     refs    per table, a block holding a msgpack ``bin`` of its buckets' offsets, lengths and
             CRC-32s (little-endian unsigned 64-bit triples: a lookup reads one in place)
     head    a msgpack map (:class:`_Head`): tool version, record schema and index layout, the
@@ -66,7 +69,7 @@ import sys
 import tempfile
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -95,7 +98,7 @@ __all__ = [
     "default_cache_directory",
 ]
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """The layout of an entry; entries of another layout are rebuilt."""
 MIN_BYTES = 1 << 20
 """Snapshots smaller than this are loaded from their JSON, never cached."""
@@ -250,6 +253,10 @@ class _Stale(Exception):
     """An entry that cannot be used; the text says why (for the note)."""
 
 
+_Bucket = dict[str, msgspec.Raw]
+"""A bucket as read: its keys and their values, still encoded."""
+
+
 def _bucket_of(key: str, buckets: int) -> int:
     return zlib.crc32(key.encode("utf-8", "surrogatepass")) % buckets
 
@@ -275,7 +282,8 @@ class CachedEstate:
         self._data = data
         self._small = small
         self._decoders: dict[Any, msgspec.msgpack.Decoder[Any]] = {}
-        self._buckets: dict[tuple[str, int, Any], dict[str, Any]] = {}
+        self._buckets: dict[str, dict[int, _Bucket]] = {}
+        """Per table, the buckets read (by number), split into their keys' encoded values."""
         self._refs: dict[str, memoryview] = {}
 
     @property
@@ -318,6 +326,69 @@ class CachedEstate:
 
     def get(self, table: str, key: str, typ: Any) -> Any:
         """The value of ``key`` in table ``table`` (decoded as ``typ``), or None."""
+        raw = self._raw(table, key)
+        if raw is None:
+            return None
+        try:
+            return self._decoder(typ).decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise InputError(f"the cache entry is damaged ({exc})", source=self.path) from None
+
+    def get_many(self, table: str, keys: Iterable[str], typ: Any) -> dict[str, Any]:
+        """The values of ``keys`` in table ``table`` (decoded as ``typ``), by key: keys not in the
+        table are left out. One call for many keys (a level of a walk through the directory)."""
+        refs = self._table_refs(table)
+        if refs is None:
+            return {}
+        count = len(refs) // _REF.size
+        buckets = self._buckets.setdefault(table, {})
+        data = self._data
+        split = self._decoder(_Bucket).decode
+        many = self._decoder(list[typ])
+        found: list[str] = []
+        raws: list[msgspec.Raw] = []
+        crc32 = zlib.crc32
+        unpack = _REF.unpack_from
+        width = _REF.size
+        with _collector_paused():  # many small containers, no cycle among them
+            try:
+                for key in keys:
+                    index = crc32(key.encode("utf-8", "surrogatepass")) % count
+                    bucket = buckets.get(index)
+                    if bucket is None:
+                        at, length, crc = unpack(refs, index * width)
+                        view = data[at : at + length]
+                        if len(view) != length or crc32(view) != crc:
+                            raise InputError(
+                                "the cache entry is damaged (a block fails its checksum)",
+                                source=self.path,
+                            )
+                        bucket = buckets[index] = split(view)
+                    raw = bucket.get(key)
+                    if raw is not None:
+                        found.append(key)
+                        raws.append(raw)
+                # the values decoded in one call: a msgpack array of them
+                values = many.decode(b"\xdd" + len(raws).to_bytes(4, "big") + b"".join(raws))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise InputError(f"the cache entry is damaged ({exc})", source=self.path) from None
+        return dict(zip(found, values, strict=True))
+
+    def _raw(self, table: str, key: str) -> msgspec.Raw | None:
+        """The encoded value of ``key`` in ``table`` (its bucket checked and split once)."""
+        refs = self._table_refs(table)
+        if refs is None:
+            return None
+        index = _bucket_of(key, len(refs) // _REF.size)
+        buckets = self._buckets.setdefault(table, {})
+        bucket = buckets.get(index)
+        if bucket is None:
+            at = _REF.unpack_from(refs, index * _REF.size)
+            bucket = buckets[index] = self._read(at, _Bucket)
+        return bucket.get(key)
+
+    def _table_refs(self, table: str) -> memoryview | None:
+        """The refs of table ``table``'s buckets (None when the entry has no such table)."""
         refs = self._refs.get(table)
         if refs is None:
             ref = self._head.tables.get(table)
@@ -326,13 +397,7 @@ class CachedEstate:
             refs = self._refs[table] = self._read(ref, memoryview)
             if len(refs) % _REF.size or not refs:
                 raise InputError("the cache entry is damaged (a table)", source=self.path)
-        index = _bucket_of(key, len(refs) // _REF.size)
-        memo = (table, index, typ)
-        bucket = self._buckets.get(memo)
-        if bucket is None:
-            at = _REF.unpack_from(refs, index * _REF.size)
-            bucket = self._buckets[memo] = self._read(at, dict[str, typ])
-        return bucket.get(key)
+        return refs
 
     def small_sections(self, keys: tuple[str, ...] = _SMALL) -> Snapshot:
         """A snapshot holding the small sections ``keys``, decoded from the snapshot file's own
