@@ -2,8 +2,8 @@
 memory, beside the code before passes were held compactly and the JSON streamed (issue 23, item 2).
 
 Each run is ``auditor audit --snapshot ESTATE -o FORMAT=FILE --no-cache`` in a fresh process (its
-peak resident memory read with ``os.wait4``), on the working tree and, as the baseline, on the
-commit before the change (``--baseline-rev``, checked out into a temporary ``git worktree`` and
+peak resident memory and CPU time read with ``os.wait4``; the audit runs in that one process), on
+the working tree and, as the baseline, on the commit before the change (``--baseline-rev``, checked out into a temporary ``git worktree`` and
 run with ``PYTHONPATH``; removed afterwards). Runs alternate ``--repeat`` times (baseline then now,
 then now then baseline: a run writing gigabytes just after another is slower, whichever it is; each
 report is removed once read);
@@ -49,8 +49,11 @@ GOALS = {
 _STAMPS = re.compile(rb'"(startedAt|finishedAt)": "[^"]*"')
 
 
-def _run(tree: Path, estate: Path, fmt: str, out: Path, no_cache: bool) -> tuple[float, float]:
-    """Wall seconds and peak MB of one audit by the CLI of ``tree``."""
+def _run(
+    tree: Path, estate: Path, fmt: str, out: Path, no_cache: bool
+) -> tuple[float, float, float]:
+    """Wall seconds, peak MB and CPU seconds (user and system) of one audit by the CLI of
+    ``tree`` (one process: the audit forks none)."""
     env = dict(os.environ, PYTHONPATH=str(tree), AUDITOR_DEBUG="")
     cmd = [sys.executable, "-m", "auditor", "audit", "--snapshot", str(estate), "-o"]
     cmd += [f"{fmt}={out}", *(["--no-cache"] if no_cache else [])]
@@ -65,7 +68,7 @@ def _run(tree: Path, estate: Path, fmt: str, out: Path, no_cache: bool) -> tuple
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"audit failed ({proc.returncode}) in {tree}:\n{err.decode()[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def _digest(path: Path) -> str:
@@ -119,7 +122,7 @@ def main() -> None:
             capture_output=True,
         )
         trees = {"baseline": base, "now": ROOT}
-        figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         same = True
         for fmt in args.formats.split(","):
             labels = ["now"] if fmt == "json" and args.no_baseline_json else list(trees)
@@ -143,25 +146,32 @@ def main() -> None:
             for label in labels:
                 runs = figures[(fmt, label)]
                 print(
-                    f"    {label:9s} {_figures([s for s, _ in runs], 's')}   "
-                    f"peak {_figures([m for _, m in runs], 'MB')}"
+                    f"    {label:9s} {_figures([s for s, _, _ in runs], 's')}   "
+                    f"CPU {_figures([c for _, _, c in runs], 's')}   "
+                    f"peak {_figures([m for _, m, _ in runs], 'MB')}"
                 )
             now = figures[(fmt, "now")]
             before = figures.get((fmt, "baseline"))
             ratios = "baseline not run"
             if before is not None:
-                ratio_t = statistics.median(s for s, _ in before) / statistics.median(
-                    s for s, _ in now
+                ratio_t = statistics.median(s for s, _, _ in before) / statistics.median(
+                    s for s, _, _ in now
                 )
-                ratio_m = statistics.median(m for _, m in before) / statistics.median(
-                    m for _, m in now
+                ratio_c = statistics.median(c for _, _, c in before) / statistics.median(
+                    c for _, _, c in now
                 )
-                ratios = f"baseline/now: time {ratio_t:.2f}x, peak memory {ratio_m:.2f}x"
+                ratio_m = statistics.median(m for _, m, _ in before) / statistics.median(
+                    m for _, m, _ in now
+                )
+                ratios = (
+                    f"baseline/now: time {ratio_t:.2f}x, CPU {ratio_c:.2f}x, "
+                    f"peak memory {ratio_m:.2f}x"
+                )
             goal_s, goal_mb = GOALS[fmt]
             verdict = "(the goals are for 1,000,000)"
             if n >= 1_000_000:
-                ok_s = statistics.median(s for s, _ in now) <= goal_s
-                ok_m = statistics.median(m for _, m in now) <= goal_mb
+                ok_s = statistics.median(s for s, _, _ in now) <= goal_s
+                ok_m = statistics.median(m for _, m, _ in now) <= goal_mb
                 verdict = f"time {'ok' if ok_s else 'OVER'}, memory {'ok' if ok_m else 'OVER'}"
             print(f"    {ratios}; goal: <= {goal_s:.0f} s and <= {goal_mb:,.0f} MB {verdict}")
         if args.no_baseline_json:

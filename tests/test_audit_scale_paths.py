@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import operator
 from array import array
 from typing import Any
 
@@ -263,6 +264,88 @@ def _check_columns(snapshot: Any) -> None:
         assert len(distinct) == len(set(distinct)) and set(distinct) == set(column), facet
         pairs = [k for k in column if isinstance(k, tuple)]
         assert len({id(k) for k in pairs}) == len(set(pairs)), facet  # equal pairs: one tuple
+        codes, keys = rows.facet_codes(facet)  # numbered keys: each assignment's own
+        assert [keys[c] for c in codes] == column, facet
+        assert len(keys) == len(set(keys)) and set(keys) == set(column), facet
+
+
+def _principal_codes_without_the_index_numbers(snapshot: Any) -> tuple[list[Any], list[Any]]:
+    """The principal facet's column and codes made from the assignments themselves (the path of
+    an index that gives no principal numbers)."""
+    context = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context
+    context.access().indexes.principal_numbers = None
+    rows = _access_rows(context).assignments
+    codes, keys = rows.facet_codes("principal")
+    return rows.column("principal"), [keys[c] for c in codes]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots())
+def test_principal_codes_from_the_index_equal_those_made_from_the_assignments(
+    doc: dict[str, Any],
+) -> None:
+    """The principal facet numbered from the index's principal numbers (no assignment touched but
+    those to principals the directory gives no type) equals the facet made from every
+    assignment, and the index's numbers name each assignment's principal key."""
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    ix = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context.access().indexes
+    assert [ix.principal_keys[n] for n in ix.principal_numbers] == [
+        e.principal for e in ix.assignments
+    ]
+    assert len(set(ix.principal_keys)) == len(ix.principal_keys)
+    rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
+    codes, keys = rows.facet_codes("principal")
+    column, by_codes = _principal_codes_without_the_index_numbers(snapshot)
+    assert [keys[c] for c in codes] == by_codes == column == rows.column("principal")
+
+
+def test_an_untyped_principal_with_two_types_keeps_a_key_per_type() -> None:
+    base = "/subscriptions/s1/providers/Cloud.Authorization/roleAssignments/"
+    role = "/providers/Cloud.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+    kinds = ["User", "Group", None, "User", "Group"]
+    who = ["ghost", "ghost", "ghost", "u1", "GHOST"]
+    doc = {
+        "snapshotVersion": 1,
+        "principals": [{"id": "u1", "type": "User"}],
+        "roleAssignments": [
+            {
+                "id": f"{base}ra{i}",
+                "properties": {
+                    "roleDefinitionId": role,
+                    "principalId": principal,
+                    "scope": "/subscriptions/s1",
+                    **({"principalType": kind} if kind else {}),
+                },
+            }
+            for i, (principal, kind) in enumerate(zip(who, kinds, strict=True))
+        ],
+    }
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="s.json")
+    _check_columns(snapshot)
+    rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
+    assert rows.column("principal") == [
+        ("ghost", "User"),
+        ("ghost", "Group"),
+        ("ghost", None),
+        "u1",
+        ("ghost", "Group"),
+    ]
+    codes, keys = rows.facet_codes("principal")
+    assert len(keys) == 4 and codes[1] == codes[4]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots())
+def test_assignments_by_scope_made_with_the_index_equal_those_made_after(
+    doc: dict[str, Any],
+) -> None:
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    ix = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context.access().indexes
+    made = ix.by_scope
+    ix._by_scope = None  # made again from the assignments, in snapshot order
+    again = ix.by_scope
+    assert list(made) == list(again)
+    assert all(made[k] == again[k] and all(map(operator.is_, made[k], again[k])) for k in made)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -320,3 +403,256 @@ def test_names_found_by_location_equal_those_found_by_a_pass_over_every_record(
     located += [(ra.id, f"roleAssignments[{i}]") for i, ra in enumerate(records[:3])]
     given_ids = [rid for rid, _ in located]
     assert estate_names(snapshot, given_ids, located=located) == estate_names(snapshot, given_ids)
+
+
+def _bypassed_one_by_one(ctx: Any) -> list[Any]:
+    """RBAC-012's outcomes as made before the conditioned assignments were found in C: a pass
+    over every assignment."""
+    from collections import defaultdict
+
+    from auditor.audit.checks import access as checks
+
+    engine = ctx.access()
+    ix = engine.indexes
+    by_assignment: dict[str, list[Any]] = defaultdict(list)
+    for b in engine.bypassed_conditions():
+        by_assignment[b.roleAssignmentId.lower()].append(b)
+    out = []
+    for index, entry in enumerate(ix.assignments):
+        if not entry.record.properties.condition:
+            continue
+        hits = by_assignment.get(entry.id.lower())
+        out.append((index, bool(hits), checks._assignment_fields(ix, entry)))
+    return out
+
+
+def _dead_one_by_one(ctx: Any) -> list[Any]:
+    """RBAC-013's verdicts as made before its loops ran in C: one assignment at a time."""
+    engine = ctx.access()
+    ix = engine.indexes
+    dead = {d.roleAssignmentId.lower(): d for d in engine.dead_grants()}
+    deny_scopes = set(ix.deny_by_scope)
+    if not deny_scopes:
+        return []
+    above: set[str] = set()
+    for scope in deny_scopes:
+        above.update(ix.scopes.chain(scope))
+    failed, passed = [], []
+    for index, entry in enumerate(ix.assignments):
+        d = dead.get(entry.id.lower()) if dead else None
+        if d is not None:
+            failed.append((index, d.roleName, list(d.deniedBy)))
+        elif entry.scope in above or not deny_scopes.isdisjoint(ix.scopes.chain(entry.scope)):
+            passed.append(index)
+    return [*failed, ("passes", passed)]
+
+
+def _outcome_row(outcome: Any) -> Any:
+    from auditor.audit.checks._registry import PassMany
+
+    if isinstance(outcome, PassMany):
+        return (outcome.resource_type, list(outcome.items))
+    return (
+        outcome.passed,
+        outcome.evidence,
+        outcome.resource_id,
+        outcome.resource_name,
+        outcome.location,
+        outcome.fields,
+    )
+
+
+def _deny_everyone_at(scope: str) -> dict[str, Any]:
+    return {
+        "id": f"{scope.rstrip('/')}/providers/Cloud.Authorization/denyAssignments/deny-all",
+        "properties": {
+            "denyAssignmentName": "deny-all",
+            "scope": scope,
+            "permissions": [{"actions": ["*"], "dataActions": ["*"]}],
+            "principals": [{"id": "00000000-0000-0000-0000-000000000000", "type": "SystemDefined"}],
+        },
+    }
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots(), data=st.data())
+def test_dead_and_bypassed_checks_equal_their_loops_over_every_assignment(
+    doc: dict[str, Any], data: st.DataObject
+) -> None:
+    """RBAC-012 and RBAC-013 judge the assignments as a pass over each one did (the same
+    outcomes in the same order), with dead grants made likely by a deny of everything."""
+    from auditor.audit.checks import access as checks
+
+    scopes = [ra["properties"]["scope"] for ra in doc.get("roleAssignments", [])]
+    if scopes and data.draw(st.booleans()):
+        doc = {**doc, "denyAssignments": [_deny_everyone_at(data.draw(st.sampled_from(scopes)))]}
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    ctx = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context
+    bypassed = list(checks.bypassed_conditions(ctx))
+    expected = _bypassed_one_by_one(ctx)
+    assert [(o.location, not o.passed) for o in bypassed] == [
+        (f"roleAssignments[{i}]", hit) for i, hit, _ in expected
+    ]
+    for o, (_, _, fields) in zip(bypassed, expected, strict=True):
+        assert o.fields is not None and {k: o.fields[k] for k in fields} == fields
+    _check_dead(ctx, snapshot)
+
+
+def _check_dead(ctx: Any, snapshot: Any) -> int:
+    """RBAC-013's outcomes equal the reference's; how many failed."""
+    from auditor.audit.checks import access as checks
+    from auditor.audit.checks._registry import PassMany
+
+    dead = list(checks.dead_grants(ctx))
+    reference = _dead_one_by_one(ctx)
+    if not reference:
+        assert dead == []
+        return 0
+    *failed, (_, passed) = reference
+    assert isinstance(dead[-1], PassMany)
+    items = ctx.cache["transient:passItems"]
+    assert [_outcome_row(o) for o in dead[:-1]] == [
+        (
+            False,
+            {"role": role, "deniedBy": denied},
+            snapshot.roleAssignments[i].id,
+            snapshot.roleAssignments[i].name or snapshot.roleAssignments[i].id,
+            f"roleAssignments[{i}]",
+            dead[n].fields,
+        )
+        for n, (i, role, denied) in enumerate(failed)
+    ]
+    assert _outcome_row(dead[-1])[1] == [items[i] for i in passed]
+    return len(failed)
+
+
+def test_dead_grants_found_in_c_fail_and_pass_as_one_by_one() -> None:
+    role = "/providers/Cloud.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+    scopes = ["/subscriptions/s1/resourceGroups/rg-1", "/subscriptions/s2", "/subscriptions/s1"]
+    doc = {
+        "snapshotVersion": 1,
+        "roleAssignments": [
+            {
+                "id": f"{scope}/providers/Cloud.Authorization/roleAssignments/ra{i}",
+                "properties": {"roleDefinitionId": role, "principalId": f"p{i}", "scope": scope},
+            }
+            for i, scope in enumerate(scopes)
+        ],
+        "denyAssignments": [_deny_everyone_at("/subscriptions/s1")],
+    }
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="s.json")
+    ctx = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context
+    assert _check_dead(ctx, snapshot) == 2  # the assignments below the deny; s2 is not judged
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots())
+def test_whole_rows_equal_those_merged_from_their_parts(doc: dict[str, Any]) -> None:
+    """A row made in one dict has the fields, values and order of the row merged as before: the
+    assignment's own fields, then each facet's (a dict of them per combination of keys)."""
+    from auditor.access.views import FACETS, ROLE_ASSIGNMENTS
+
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
+    for index in range(len(rows)):
+        fields: dict[str, Any] = {}
+        for facet in FACETS[2:]:
+            fields.update(rows._facet(facet, rows.column(facet)[index], index))
+        expected = {"type": ROLE_ASSIGNMENTS, **rows._assignment(index), **fields}
+        assert list(rows.row(index).items()) == list(expected.items())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots())
+def test_bypassed_conditions_from_the_conditioned_assignments_equal_a_pass_over_all(
+    doc: dict[str, Any],
+) -> None:
+    """RBAC-012's analysis reads only the conditioned assignments (found in C): the same results
+    as when it looked at every assignment."""
+    from auditor.access import analysis
+
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    ix = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context.access().indexes
+    found = analysis.bypassed_conditions(ix)
+    every = analysis._COND
+    try:
+        analysis._COND = lambda _entry: True  # type: ignore[assignment]
+        assert analysis.bypassed_conditions(ix) == found
+    finally:
+        analysis._COND = every
+
+
+def _every_finding(
+    snapshot: Any, eager: bool, monkeypatch: pytest.MonkeyPatch, secret: str | None = None
+) -> tuple[list[Any], int]:
+    """Every finding of a run over ``snapshot`` in evaluation order (passes made when read), with
+    the passes of access rules and per-run checks made at once (``eager``) or when read; and how
+    many blocks of passes were kept as outcomes. ``secret``: a value the run knows from the
+    start."""
+    from auditor.audit.runner import AuditOptions, prepare
+
+    if eager:
+        monkeypatch.setattr(Engine, "_judged", Engine._finding)
+    prep = prepare(AuditOptions())
+    engine = Engine(settings=prep.settings, as_of=AS_OF, snapshot=snapshot)
+    if secret is not None:
+        engine.context.remember_secret(secret)
+    findings = engine.run(prep.rules).findings
+    monkeypatch.undo()
+    kept = sum(1 for b in findings.blocks if type(b.items[0]).__name__ == "_Later")
+    return list(findings), kept
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_passes_made_when_read_equal_those_made_at_once(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The passes of access rules and per-run checks, kept as outcomes and made into findings
+    only when read (text, HTML and SARIF count them and never do), are the findings made at
+    once: the same fields, in the same order; a run that knows a secret makes them at once."""
+    import io
+
+    from auditor.estate.generate import generate_estate
+    from auditor.estate.sample import sample_snapshot_bytes
+
+    buffer = io.BytesIO()
+    generate_estate(600, seed=seed, principals=60, deny_assignments=8, out=buffer, progress=False)
+    for data in (buffer.getvalue(), sample_snapshot_bytes()):
+        snapshot = loads_snapshot(data, source="generated")
+        later, kept = _every_finding(snapshot, False, monkeypatch)
+        at_once, none = _every_finding(snapshot, True, monkeypatch)
+        assert later == at_once
+        assert kept > 0 and none == 0 and sum(f.status == "pass" for f in later) > 100
+        # a secret known from the start (a role's name here): every pass is made at once
+        known, kept = _every_finding(snapshot, False, monkeypatch, secret="Reader")
+        assert kept == 0 and known == _every_finding(snapshot, True, monkeypatch, "Reader")[0]
+
+
+@given(
+    picks=st.lists(st.booleans(), max_size=40),
+    nones=st.sets(st.integers(0, 39), max_size=5),
+    chunk=st.integers(1, 8),
+)
+def test_entries_picked_by_a_mask_equal_their_subset(
+    picks: list[bool], nones: set[int], chunk: int
+) -> None:
+    """A rule's passes kept as a byte per assignment (listed only when read) give the items,
+    length and chunks of the subset of their indexes."""
+    from auditor.audit.findings import Located
+
+    ids = [None if i in nones else f"/x/ra{i}" for i in range(len(picks))]
+    mask = bytes(picks)
+    chosen = [i for i, p in enumerate(picks) if p]
+    whole = Located(ids, "roleAssignments")
+    picked, subset = whole.picked(mask), whole.subset(chosen)
+    assert len(picked) == len(subset) == len(chosen)
+    assert list(picked) == list(subset)
+    assert [picked.columns(s, s + chunk) for s in range(0, len(chosen), chunk)] == [
+        subset.columns(s, s + chunk) for s in range(0, len(chosen), chunk)
+    ]
+    assert (picked.indexes is None) == (subset.indexes is None)
+    if chosen:  # a subset of a subset, picked again
+        again = [i % 2 for i in range(len(chosen))]
+        assert list(subset.picked(bytes(again))) == list(
+            subset.subset([i for i, p in enumerate(again) if p])
+        )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Literal
 
 from auditor.access.catalogue import CompiledPermission, RoleEntry
@@ -70,6 +72,7 @@ def _type_of(ix: Indexes, key: str, hint: str | None = None) -> str | None:
 
 
 _NO_PRINCIPALS: dict[str, tuple[AssignmentEntry, ...]] = {}
+_COND = attrgetter("cond")
 
 
 def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[str]) -> bool:
@@ -337,7 +340,8 @@ def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
     directory = ix.directory
     at_scope = ix.at_scope
     results: list[BypassedCondition] = []
-    for entry in ix.assignments:
+    # the conditioned assignments (a few of a million) found in C
+    for entry in compress(ix.assignments, map(_COND, ix.assignments)):
         cond = entry.cond
         if cond is None or cond.problem is not None:
             continue

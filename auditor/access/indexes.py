@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,7 @@ _FREEZE_AFTER = 200_000
 _YOUNG_THRESHOLD = 50_000
 """The collector's first threshold once a large estate is indexed (Python's default is 700)."""
 _frozen = False
+_FIRST = object()
 
 
 def _depth(key: str) -> int:
@@ -268,6 +270,13 @@ class Indexes:
         self.directory = Directory(snapshot.principals)
         self.catalogue = Catalogue(role_definitions(snapshot))  # no pydantic when it can
         self.assignments: list[AssignmentEntry] = []
+        self.principal_keys: list[str] = []
+        """Every principal key some role assignment names, numbered in order of first
+        appearance (see :attr:`principal_numbers`)."""
+        self.principal_numbers: array[int] = array("i")
+        """The number of each assignment's principal key (:attr:`principal_keys`), in assignment
+        order: what the audit's rows read of a million assignments' principals without touching
+        one of them (:meth:`auditor.access.AssignmentRows.facet_codes`)."""
         self.at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
         """Role assignments by scope key, then principal key."""
         self._by_principal: dict[str, dict[str, tuple[AssignmentEntry, ...]]] | None = None
@@ -325,31 +334,48 @@ class Indexes:
         add_scope = self.scopes.add
         add_principal = self.directory.add
         at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
+        by_scope: dict[str, list[AssignmentEntry]] = {}
         overflow: dict[tuple[str, str], list[AssignmentEntry]] = {}
         append = self.assignments.append
-        # the loader shares repeated strings, so most lookups below hit these small caches
-        scope_keys: dict[str, str] = {}
-        principal_keys: dict[str, str] = {}
+        # the loader shares repeated strings, so most lookups below hit these small caches; a
+        # scope as written gives its key, its principal table and its list in one lookup (the
+        # list in snapshot order: :attr:`by_scope`, made here while each record is fresh)
+        scopes: dict[str, tuple[str, dict[str, tuple[AssignmentEntry, ...]], Any]] = {}
+        # a principal id as written gives its key's number (each key numbered once, in order of
+        # first appearance): :attr:`principal_numbers`, made here while each record is fresh
+        principal_numbers: dict[str, int] = {}
+        numbered: dict[str, int] = {}
+        keys = self.principal_keys
+        numbers = self.principal_numbers
+        number_append = numbers.append
         role_keys: dict[str, str] = {}
-        last_raw: str | None = None
+        last_raw: Any = _FIRST  # no scope is this: the first record finds its slot
         scope = ""
         principals: dict[str, tuple[AssignmentEntry, ...]] = {}
+        listed: Any = None
         for record in records:
             props = record.properties
             raw = props.scope
-            if raw is not last_raw:  # snapshots list a scope's assignments together
+            if raw is not last_raw:
                 last_raw = raw
-                scope = scope_keys.get(raw) or ""
-                if not scope:
-                    scope = scope_keys[raw] = _intern(add_scope(raw or "/"))
-                found = at_scope.get(scope)
-                if found is None:
-                    found = at_scope[scope] = {}
-                principals = found
+                slot = scopes.get(raw)
+                if slot is None:
+                    key = _intern(add_scope(raw or "/"))
+                    table = at_scope.get(key)
+                    if table is None:
+                        table = at_scope[key] = {}
+                        by_scope[key] = []
+                    slot = scopes[raw] = (key, table, by_scope[key].append)
+                scope, principals, listed = slot
             raw = props.principalId
-            principal = principal_keys.get(raw)
-            if principal is None:
-                principal = principal_keys[raw] = _intern(add_principal(raw))
+            number = principal_numbers.get(raw)
+            if number is None:
+                principal = _intern(add_principal(raw))
+                number = principal_numbers[raw] = numbered.setdefault(principal, len(numbered))
+                if number == len(keys):
+                    keys.append(principal)
+            principal = keys[number]
+            number_append(number)
             raw = props.roleDefinitionId
             role = role_keys.get(raw)
             if role is None:
@@ -365,6 +391,7 @@ class Indexes:
             else:
                 entry = AssignmentEntry(record, principal, scope, role, None)
             append(entry)
+            listed(entry)
             bucket = principals.get(principal)
             if bucket is None:
                 principals[principal] = (entry,)
@@ -376,6 +403,7 @@ class Indexes:
         for (scope, principal), grown in overflow.items():
             at_scope[scope][principal] = tuple(grown)
         self.at_scope = at_scope
+        self._by_scope = by_scope
 
     def _build_denies(self, records: Iterable[DenyAssignmentRecord]) -> None:
         shapes: dict[tuple[object, ...], int] = {}
@@ -612,7 +640,8 @@ class Indexes:
 
     @property
     def by_scope(self) -> dict[str, list[AssignmentEntry]]:
-        """Role assignments by scope key, in snapshot order (built on first use)."""
+        """Role assignments by scope key, in snapshot order (made with the index; rebuilt from
+        :attr:`assignments` on first use after :attr:`_by_scope` was cleared)."""
         if self._by_scope is None:
             table: dict[str, list[AssignmentEntry]] = {}
             for entry in self.assignments:

@@ -39,11 +39,12 @@ Fields of a role assignment row, by facet:
 from __future__ import annotations
 
 import functools
+import operator
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from auditor.estate.snapshot import Snapshot
 
 _PRINCIPAL = attrgetter("principal")
+_CONDITION = attrgetter("record.properties.condition")
+_CONDITION_VERSION = attrgetter("record.properties.conditionVersion")
 _SCOPE = attrgetter("scope")
 _ROLE = attrgetter("role")
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
@@ -171,7 +174,6 @@ class AssignmentRows:
     _facets: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
     _guests: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
     _paths: dict[str, Any] = field(default_factory=dict)
-    _rows: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict)
     _keysets: dict[str, list[Any]] = field(default_factory=dict)
     _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
     _codes: dict[str, tuple[Sequence[int], list[Any]]] = field(default_factory=dict)
@@ -197,13 +199,20 @@ class AssignmentRows:
         entries = self._ix.assignments
         if facet == "role":
             return list(map(_ROLE, entries))
-        if facet == "scopeLevel":
-            kind = functools.lru_cache(maxsize=None)(ScopeTree.kind)
-            return [kind(e.scope) for e in entries]
+        if facet == "scopeLevel":  # in C: each distinct scope's kind found once
+            scopes = list(map(_SCOPE, entries))
+            kinds = {scope: ScopeTree.kind(scope) for scope in dict.fromkeys(scopes)}
+            return list(map(kinds.__getitem__, scopes))
         # a key that is a pair is made once per distinct pair and shared by every assignment
         # that has it (a million assignments to a few thousand principals: no million tuples)
         shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
         share = shared.setdefault
+        if facet == "principal":
+            numbered = self._codes.get(facet) or self._principal_codes()
+            if numbered is not None:  # from the index's numbers (see facet_codes)
+                self._codes[facet] = numbered
+                codes, distinct_keys = numbered
+                return list(map(distinct_keys.__getitem__, codes))
         if facet == "principal":
             # the principals in C; a Python step only for those the directory gives no type
             typed = {k for k, r in self._ix.directory.entries() if r.type}
@@ -217,11 +226,17 @@ class AssignmentRows:
             self._keysets[facet] = [*distinct, *shared.values()]
             return keys
         if facet == "condition":
-            out: list[Any] = []
-            for e in entries:
-                p = e.record.properties
-                c, v = p.condition, p.conditionVersion
-                out.append(_NO_CONDITION_KEY if c is None and v is None else share((c, v), (c, v)))
+            # in C: most assignments have neither a condition nor a version; a Python step only
+            # for those that have one of them
+            conditions = list(map(_CONDITION, entries))
+            versions = list(map(_CONDITION_VERSION, entries))
+            out: list[Any] = [_NO_CONDITION_KEY] * len(entries)
+            has = map(operator.is_not, conditions, repeat(None))
+            if versions.count(None) != len(versions):  # a version alone counts too (rare)
+                has = map(operator.or_, has, map(operator.is_not, versions, repeat(None)))
+            for index in compress(range(len(entries)), has):
+                c, v = conditions[index], versions[index]
+                out[index] = share((c, v), (c, v))
             return out
         raise KeyError(facet)
 
@@ -312,6 +327,10 @@ class AssignmentRows:
         """Every assignment's key of ``facet`` as a number (in 1, 2 or 4 bytes), and the keys by
         number (:meth:`_distinct`). Made once per facet."""
         found = self._codes.get(facet)
+        if found is None and facet == "principal":
+            found = self._principal_codes()
+            if found is not None:
+                self._codes[facet] = found
         if found is None:
             keys = self._distinct(facet)
             number = {key: n for n, key in enumerate(keys)}
@@ -320,6 +339,45 @@ class AssignmentRows:
             codes = array(typecode, map(number.__getitem__, self.column(facet)))
             found = self._codes[facet] = (codes, keys)
         return found
+
+    def _principal_codes(self) -> tuple[Sequence[int], list[Any]] | None:
+        """:meth:`facet_codes` of the principal facet from the numbers the index gave each
+        assignment's principal key (:attr:`~auditor.access.Indexes.principal_numbers`), so that
+        no assignment is touched but those to a principal the directory gives no type (whose
+        keys are ``(key, principalType)`` pairs: see :meth:`_make_column`); None when the index
+        has no such numbers. Sets the facet's keys (:meth:`_distinct`)."""
+        ix = self._ix
+        numbers: Any = getattr(ix, "principal_numbers", None)
+        principals: list[str] = getattr(ix, "principal_keys", [])
+        entries = ix.assignments
+        if numbers is None or len(numbers) != len(entries):
+            return None
+        typed = {k for k, r in ix.directory.entries() if r.type}
+        untyped = bytes(key not in typed for key in principals)  # by principal number
+        keys: list[Any] = list(principals)
+        fixes: list[tuple[int, int]] = []
+        if any(untyped):
+            # an untyped key's number goes to its first (key, principalType) pair (no assignment
+            # has the bare key); each other pair of that key gets a number after the rest
+            pairs: dict[tuple[str, Any], int] = {}
+            for index in compress(range(len(entries)), map(untyped.__getitem__, numbers)):
+                number = numbers[index]
+                pair = (principals[number], entries[index].record.properties.principalType)
+                code = pairs.get(pair)
+                if code is None:
+                    code = number if type(keys[number]) is not tuple else len(keys)
+                    if code == len(keys):
+                        keys.append(pair)
+                    else:
+                        keys[number] = pair
+                    pairs[pair] = code
+                if code != number:
+                    fixes.append((index, code))
+        codes = array(_typecode(len(keys)), numbers)
+        for index, code in fixes:
+            codes[index] = code
+        self._keysets["principal"] = keys
+        return codes, keys
 
     def fields_of(self, names: Iterable[str], keys: dict[str, Any]) -> dict[str, Any]:
         """The fields ``names`` (top-level, any case) of an assignment whose facets have ``keys``
@@ -394,21 +452,24 @@ class AssignmentRows:
         return row
 
     def row(self, index: int) -> dict[str, Any]:
-        """The whole row of assignment ``index``."""
-        column = self.column  # the facets of FACETS[2:]
-        keys = (
-            column("principal")[index],
-            column("role")[index],
-            column("scopeLevel")[index],
-            column("condition")[index],
-        )
-        fields = self._rows.get(keys)
-        if fields is None:  # the fields of every facet but the assignment's, once per keys
-            fields = {}
-            for facet, key in zip(FACETS[2:], keys, strict=True):
-                fields.update(self._facet(facet, key, index))
-            self._rows[keys] = fields
-        return {"type": ROLE_ASSIGNMENTS, **self._assignment(index), **fields}
+        """The whole row of assignment ``index``: its own fields (:meth:`_assignment`), then
+        those of its facets (:data:`FACETS`, each made once per key), in one dict."""
+        column = self.column
+        facet = self._facet
+        record = self._ix.assignments[index].record
+        p = record.properties
+        return {
+            "type": ROLE_ASSIGNMENTS,
+            "id": record.id or f"roleAssignments[{index}]",
+            "name": record.name or record.id,
+            "scope": p.scope or "/",
+            "roleDefinitionId": p.roleDefinitionId,
+            "condition": p.condition,
+            **facet("principal", column("principal")[index], index),
+            **facet("role", column("role")[index], index),
+            **facet("scopeLevel", column("scopeLevel")[index], index),
+            **facet("condition", column("condition")[index], index),
+        }
 
     def keep(self, paths: Iterable[str]) -> None:
         """Drop the keys and facets made so far that no member path of ``paths`` reads (they are
@@ -428,7 +489,6 @@ class AssignmentRows:
         if "principal" not in facets:
             self._guests = None
             self._principal_args = None
-        self._rows.clear()
 
     def _facet(self, facet: str, key: Any, index: int) -> dict[str, Any]:
         if facet == "assignment":
@@ -527,14 +587,18 @@ class AssignmentRows:
         if self._guests is None:
             directory = self._ix.directory
             found: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
-            for key, record in sorted(directory.entries()):
-                if (record.userType or "").lower() != "guest":
-                    continue
+            guests = [k for k, r in directory.entries() if (r.userType or "").lower() == "guest"]
+            for key in sorted(guests):  # the guests alone sorted (keys are distinct)
                 for identity in sorted(directory.identities(key)):
                     path = tuple(directory.display(k) for k in directory.group_path(key, identity))
                     found[identity].append((key, path))
             self._guests = dict(found)
         return self._guests
+
+
+def _typecode(size: int) -> str:
+    """The array type code of numbers below ``size``: 1, 2 or 4 bytes each."""
+    return "B" if size <= 1 << 8 else "H" if size <= 1 << 16 else "i"
 
 
 def _frozen(value: Any) -> Any:

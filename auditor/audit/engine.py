@@ -17,7 +17,7 @@ import dataclasses
 import datetime as dt
 import gc
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +106,21 @@ class _Pass:
 
     def __init__(self, resource: Resource) -> None:
         self.resource = resource
+
+
+class _Later:
+    """A passing outcome of an access rule or a per-run check, made into its finding only when
+    read (see :meth:`Engine._rule_parts`): reports that count passes never make it. Only taken
+    while the run knows no secret value, so the finding made later is the one made at once."""
+
+    __slots__ = ("outcome", "resource")
+
+    def __init__(self, outcome: Outcome, resource: Resource | None) -> None:
+        self.outcome = outcome
+        self.resource = resource
+
+
+_NO_SECRETS: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -414,10 +429,10 @@ class Engine:
         """The findings of one rule: those that are not passes as objects, the passes in
         :class:`~auditor.audit.findings.PassBlock` values (consecutive passes in one block, in
         evaluation order)."""
-        pending: list[Any] = []  # pass findings, or _Pass of a predicate rule
+        pending: list[Any] = []  # pass findings, or _Pass of a predicate rule, or _Later
         for part in self._outcomes(rule):
             kind = type(part)
-            if kind is _Pass or (kind is Finding and part.status == "pass"):  # type: ignore[union-attr]
+            if kind is _Pass or kind is _Later or (kind is Finding and part.status == "pass"):  # type: ignore[union-attr]
                 pending.append(part)
                 continue
             if pending:
@@ -440,13 +455,41 @@ class Engine:
                 return self._finding(rule, outcome, resource)
 
             return PassBlock(rule.id, resources, make, types=types)
-        made = [self._finding(rule, Outcome(True, _predicate_evidence(rule, p.resource)), p.resource)
-                if type(p) is _Pass else p for p in pending]  # fmt: skip
+        if type(pending[0]) is _Later and all(type(p) is _Later for p in pending):
+            for p in pending:
+                o, r = p.outcome, p.resource
+                rtype = o.resource_type or (
+                    r.resource_type if r is not None else rule.resource_type
+                )
+                types[rtype] = types.get(rtype, 0) + 1
+
+            def later(p: _Later) -> Finding:
+                return self._finding(rule, p.outcome, p.resource, _NO_SECRETS)
+
+            return PassBlock(rule.id, pending, later, types=types)
+        made = [self._made(rule, p) for p in pending]
         for f in made:
             types[f.resourceType] = types.get(f.resourceType, 0) + 1
         return PassBlock(rule.id, made, types=types)
 
-    def _outcomes(self, rule: Rule) -> Iterator[Finding | PassBlock | _Pass]:
+    def _made(self, rule: Rule, part: Any) -> Finding:
+        """A pending pass (see :meth:`_rule_parts`) as its finding."""
+        kind = type(part)
+        if kind is _Pass:
+            outcome = Outcome(True, _predicate_evidence(rule, part.resource))
+            return self._finding(rule, outcome, part.resource)
+        if kind is _Later:
+            return self._finding(rule, part.outcome, part.resource, _NO_SECRETS)
+        return part  # type: ignore[no-any-return]
+
+    def _judged(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding | _Later:
+        """The finding of an access rule's or a per-run check's outcome; a pass made later (when
+        read) while the run knows no secret value."""
+        if outcome.passed and outcome.unknown is None and not self.context.secrets:
+            return _Later(outcome, resource)
+        return self._finding(rule, outcome, resource)
+
+    def _outcomes(self, rule: Rule) -> Iterator[Finding | PassBlock | _Pass | _Later]:
         """The findings of one rule, a predicate rule's passes as :class:`_Pass` and bulk passes
         as blocks."""
         if rule.requires:
@@ -460,7 +503,7 @@ class Engine:
                 if isinstance(outcome, PassMany):
                     yield self._passes(rule, outcome)
                 else:
-                    yield self._finding(rule, outcome, outcome.resource)
+                    yield self._judged(rule, outcome, outcome.resource)
             return
         if rule.predicate is not None:
             predicate = rule.predicate
@@ -497,7 +540,7 @@ class Engine:
                 if isinstance(outcome, PassMany):
                     yield self._passes(rule, outcome)
                 else:
-                    yield self._finding(rule, outcome, outcome.resource)
+                    yield self._judged(rule, outcome, outcome.resource)
 
     def _passes(self, rule: Rule, many: PassMany) -> PassBlock:
         """Passes in bulk, as one compact block: the items of ``many`` (often a list the checks
@@ -545,7 +588,17 @@ class Engine:
             relocate=self._relocate,
         )
 
-    def _finding(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding:
+    def _finding(
+        self,
+        rule: Rule,
+        outcome: Outcome,
+        resource: Resource | None,
+        secrets: Collection[str] | None = None,
+    ) -> Finding:
+        """The finding of ``outcome``; evidence and texts bounded with ``secrets`` masked (the
+        run's secret values so far when None)."""
+        if secrets is None:
+            secrets = self.context.secrets
         location: str | None
         source: str | None
         if resource is not None:
@@ -594,11 +647,11 @@ class Engine:
             severity = _severity(rule, resource) if rule.severity_predicates else info.severity
         evidence = outcome.evidence or _EMPTY
         if evidence is not _EMPTY:
-            evidence = bound_evidence(evidence, self.context.secrets)
+            evidence = bound_evidence(evidence, secrets)
         if len(message) > MAX_CHARS:
-            message = bound_text(message, self.context.secrets)
+            message = bound_text(message, secrets)
         if len(remediation) > MAX_CHARS:
-            remediation = bound_text(remediation, self.context.secrets)
+            remediation = bound_text(remediation, secrets)
         if location and self._relocate is not None:
             location = self._relocate(location)
         # positional: twice as fast as keywords, and millions are made on a large estate

@@ -268,14 +268,33 @@ class Located(Sequence[tuple[str, str]]):
     already exist and an array of indexes, not a million tuples and location strings
     (:attr:`PassBlock.items`)."""
 
-    __slots__ = ("ids", "indexes", "section")
+    __slots__ = ("_count", "_indexes", "_mask", "ids", "section")
 
     def __init__(
-        self, ids: Sequence[str | None], section: str, indexes: Sequence[int] | None = None
+        self,
+        ids: Sequence[str | None],
+        section: str,
+        indexes: Sequence[int] | None = None,
+        *,
+        mask: bytes | None = None,
     ) -> None:
         self.ids = ids
         self.section = section
-        self.indexes = indexes
+        self._indexes = indexes
+        self._mask = mask
+        """Picks the entries instead of ``indexes`` until they are read (a byte each, 1 for
+        an entry picked; see :meth:`picked`)."""
+        self._count = 0 if mask is None else mask.count(1)
+
+    @property
+    def indexes(self) -> Sequence[int] | None:
+        """The entries named (all when None)."""
+        mask = self._mask
+        if mask is not None:  # listed when first read (a report that counts never does)
+            picked = itertools.compress(range(len(mask)), mask)
+            self._indexes = array("i" if len(mask) <= 1 << 31 else "q", picked)
+            self._mask = None
+        return self._indexes
 
     def subset(self, indexes: Sequence[int]) -> Located:
         """The items of the entries ``indexes`` (of the whole section), in that order."""
@@ -285,8 +304,20 @@ class Located(Sequence[tuple[str, str]]):
             return Located(self.ids, self.section)
         return Located(self.ids, self.section, _index_array(indexes))
 
+    def picked(self, mask: bytes) -> Located:
+        """The items of the entries whose byte of ``mask`` (one per entry of the whole section,
+        0 or 1) is 1, in order: :meth:`subset` of those entries, which are listed only when
+        read."""
+        if self.indexes is not None:
+            return self.subset(list(itertools.compress(range(len(mask)), mask)))
+        if len(mask) == len(self.ids) and mask.count(1) == len(mask):
+            return Located(self.ids, self.section)
+        return Located(self.ids, self.section, mask=mask)
+
     def __len__(self) -> int:
-        return len(self.ids if self.indexes is None else self.indexes)
+        if self._mask is not None:
+            return self._count
+        return len(self.ids if self._indexes is None else self._indexes)
 
     @overload
     def __getitem__(self, index: int) -> tuple[str, str]: ...

@@ -382,21 +382,24 @@ def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]
         for n in template_fields(t)
     )
     source = ctx.source
-    passed, failed = _verdicts(rule, rows.assignments, predicate, applies)
+    passed, failed = _judged(rule, rows.assignments, predicate, applies)
     for index in failed:
         row = rows.assignments.row(index)
         res = _row_resource(row, f"roleAssignments[{index}]", source)
         yield Outcome(False, _evidence(rule, row), resource=res, fields=row)
     if bulk:
-        if passed:
-            items = rows.items
+        items = rows.items
+        if isinstance(passed, bytes):
+            if 1 in passed:  # listed only if read (reports that count passes never do)
+                yield PassMany("Cloud.Authorization/roleAssignments", items.picked(passed))
+        elif passed:
             if len(passed) == len(items) and items.indexes is None:  # every one, in order
                 items = Located(items.ids, items.section)
             else:
                 items = items.subset(passed)
             yield PassMany("Cloud.Authorization/roleAssignments", items)
     else:
-        for index in passed:
+        for index in _listed(passed):
             row = rows.assignments.row(index)
             res = _row_resource(row, f"roleAssignments[{index}]", source)
             yield Outcome(True, _evidence(rule, row), resource=res, fields=row)
@@ -424,7 +427,28 @@ def _verdicts(
     predicate: Callable[[Any], bool],
     applies: Callable[[Any], bool],
 ) -> tuple[list[int], list[int]]:
-    """The indexes of the role assignments the rule applies to that pass, and that fail.
+    """The indexes of the role assignments the rule applies to that pass, and that fail
+    (:func:`_judged`, the passes listed)."""
+    passed, failed = _judged(rule, rows, predicate, applies)
+    return _listed(passed), failed
+
+
+def _listed(passed: list[int] | bytes) -> list[int]:
+    """The indexes of :func:`_judged`'s passes."""
+    if isinstance(passed, bytes):
+        return list(compress(range(len(passed)), passed))
+    return passed
+
+
+def _judged(
+    rule: Rule,
+    rows: Any,
+    predicate: Callable[[Any], bool],
+    applies: Callable[[Any], bool],
+) -> tuple[list[int] | bytes, list[int]]:
+    """The role assignments the rule applies to that pass (their indexes, or a byte per
+    assignment, 1 for a pass: a million passes are not listed), and the indexes of those that
+    fail.
 
     Each distinct combination of the values the rule reads is judged once, on a row of just the
     fields it reads: the values of a facet (the principal, the role...) are found once per
@@ -509,9 +533,8 @@ def _verdicts(
     else:
         verdict = bytes(map(verdicts.__getitem__, combos))
     del combos
-    passed = list(compress(range(n), verdict.translate(_PASS_MASK)))
     failed = list(compress(range(n), verdict.translate(_FAIL_MASK)))
-    return passed, failed
+    return verdict.translate(_PASS_MASK), failed
 
 
 def _byte_combinations(

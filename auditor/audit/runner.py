@@ -331,11 +331,15 @@ def access_summary(evaluation: Evaluation) -> AccessSummary:
         {s for s in (ScopeTree.subscription_of(k) for k in ix.scopes.known()) if s is not None}
     )
     by_scope = ix.by_scope
+    held: dict[str, list[Any]] = {}  # the privileged assignments at a level, found once
     for sub in subs:
         for level in ix.scopes.chain(sub):
-            for entry in by_scope.get(level, ()):
-                if entry.role not in PRIVILEGED_ROLES:
-                    continue
+            found = held.get(level)
+            if found is None:
+                found = held[level] = [
+                    e for e in by_scope.get(level, ()) if e.role in PRIVILEGED_ROLES
+                ]
+            for entry in found:
                 record = ix.directory.entry(entry.principal)
                 summary.privileged.append(
                     Privileged(

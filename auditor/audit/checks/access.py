@@ -17,6 +17,7 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -28,6 +29,9 @@ from auditor.estate.roles import (
 )
 
 _RECORD_ID = attrgetter("record.id")
+_ENTRY_ID = attrgetter("id")
+_SCOPE = attrgetter("scope")
+_CONDITION = attrgetter("record.properties.condition")
 
 ROLE_ASSIGNMENT = "Cloud.Authorization/roleAssignments"
 DENY_ASSIGNMENT = "Cloud.Authorization/denyAssignments"
@@ -176,9 +180,10 @@ def bypassed_conditions(ctx: CheckContext) -> Iterator[Outcome]:
     by_assignment: dict[str, list[Any]] = defaultdict(list)
     for b in engine.bypassed_conditions():
         by_assignment[b.roleAssignmentId.lower()].append(b)
-    for index, entry in enumerate(ix.assignments):
-        if not entry.record.properties.condition:
-            continue
+    entries = ix.assignments
+    # the conditioned assignments, found in C (a million records, a few conditioned)
+    for index in compress(range(len(entries)), map(_CONDITION, entries)):
+        entry = entries[index]
         hits = by_assignment.get(entry.id.lower())
         fields = _assignment_fields(ix, entry)
         if not hits:
@@ -227,31 +232,37 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
     above_denies: set[str] = set()
     for scope in deny_scopes:
         above_denies.update(ix.scopes.chain(scope))
-    chain_hit: dict[str, bool] = {}
-    passes: array[int] = array("i")  # 4 bytes a pass, not a list of a million ints
     items = _pass_items(ctx)
-    for index, entry in enumerate(ix.assignments):
-        d = dead.get(entry.id.lower()) if dead else None
-        if d is not None:
-            fields = _assignment_fields(ix, entry)
-            yield _assignment_outcome(
-                ix,
-                index,
-                entry,
-                False,
-                {"role": d.roleName, "deniedBy": list(d.deniedBy)},
-                **fields,
-                deniedBy=", ".join(d.deniedBy),
-            )
-            continue
-        related = chain_hit.get(entry.scope)
-        if related is None:
-            related = entry.scope in above_denies or not deny_scopes.isdisjoint(
-                ix.scopes.chain(entry.scope)
-            )
-            chain_hit[entry.scope] = related
-        if related:
-            passes.append(index)
+    entries = ix.assignments
+    # every loop over the million assignments runs in C: whether each one's scope is at, above
+    # or below a deny's (decided once per scope), which are dead (their ids looked up)
+    scopes = list(map(_SCOPE, entries))
+    chain = ix.scopes.chain
+    related = {
+        scope: scope in above_denies or not deny_scopes.isdisjoint(chain(scope))
+        for scope in dict.fromkeys(scopes)
+    }
+    passing = bytearray(map(related.__getitem__, scopes))
+    del scopes
+    failing: list[int] = []
+    if dead:
+        ids = map(str.lower, map(_ENTRY_ID, entries))
+        failing = list(compress(range(len(entries)), map(dead.__contains__, ids)))
+    for index in failing:
+        entry = entries[index]
+        d = dead[entry.id.lower()]
+        passing[index] = 0
+        fields = _assignment_fields(ix, entry)
+        yield _assignment_outcome(
+            ix,
+            index,
+            entry,
+            False,
+            {"role": d.roleName, "deniedBy": list(d.deniedBy)},
+            **fields,
+            deniedBy=", ".join(d.deniedBy),
+        )
+    passes = array("i", compress(range(len(entries)), passing))  # 4 bytes a pass
     yield PassMany(ROLE_ASSIGNMENT, items.subset(passes))
 
 
