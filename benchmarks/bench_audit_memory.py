@@ -122,6 +122,10 @@ def main() -> None:
             capture_output=True,
         )
         trees = {"baseline": base, "now": ROOT}
+        # a baseline that has ``--no-cache`` gets it too (else an audit of a large snapshot could
+        # leave a cache writer running beside the next run)
+        audit_cli = (base / "auditor" / "cli" / "_audit.py").read_text()
+        base_no_cache = "NoCache" in audit_cli or "--no-cache" in audit_cli
         figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         same = True
         for fmt in args.formats.split(","):
@@ -133,7 +137,7 @@ def main() -> None:
                 for label in labels if turn % 2 == 0 else labels[::-1]:
                     tree = trees[label]
                     out = work / f"{label}.{fmt}"
-                    fig = _run(tree, estate, fmt, out, no_cache=label == "now")
+                    fig = _run(tree, estate, fmt, out, no_cache=label == "now" or base_no_cache)
                     figures.setdefault((fmt, label), []).append(fig)
                     if fmt == "json":
                         digests.add(_digest(out))

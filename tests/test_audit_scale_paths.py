@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import operator
+import random
 from array import array
 from typing import Any
 
@@ -173,12 +174,14 @@ def test_subscription_rows_list_the_first_ids_and_count_them_all() -> None:
     assert any(r["directUserAssignments"] > MAX_LISTED for r in rows)  # the cut is exercised
 
 
-@pytest.mark.parametrize("byte_combinations", [0, 256])
+@pytest.mark.parametrize(
+    ("byte_combinations", "short_combinations"), [(0, 0), (0, 1 << 16), (256, 1 << 16)]
+)
 def test_verdicts_in_bytes_and_in_numbers_agree_with_each_row(
-    byte_combinations: int, monkeypatch: pytest.MonkeyPatch
+    byte_combinations: int, short_combinations: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Both ways of numbering combinations (a byte each, or 8 bytes each past 256 of them), on an
-    estate of more than 256 principals (their key codes 2 bytes each)."""
+    """Every way of numbering combinations (a byte each, 2 bytes each past 256 of them, 8 bytes
+    each past 65,536), on an estate of more than 256 principals (their key codes 2 bytes each)."""
     import io
 
     from auditor.audit import resources
@@ -186,6 +189,7 @@ def test_verdicts_in_bytes_and_in_numbers_agree_with_each_row(
     from tests.test_access_rows_memory import _one_by_one, _view_rules
 
     monkeypatch.setattr(resources, "_BYTE_COMBINATIONS", byte_combinations)
+    monkeypatch.setattr(resources, "_SHORT_COMBINATIONS", short_combinations)
     buffer = io.BytesIO()
     generate_estate(1_200, seed=11, principals=400, deny_assignments=5, out=buffer, progress=False)
     snapshot = loads_snapshot(buffer.getvalue(), source="generated")
@@ -656,3 +660,115 @@ def test_entries_picked_by_a_mask_equal_their_subset(
         assert list(subset.picked(bytes(again))) == list(
             subset.subset([i for i, p in enumerate(again) if p])
         )
+
+
+# -- issue 23, the text audit's margin: combinations in two bytes, a combination's fields alone,
+# evidence by plain lookups
+
+
+@st.composite
+def _facet_digits(draw: Any) -> tuple[list[Any], list[list[int]], list[int], int]:
+    """Per facet: every assignment's key codes (1, 2 or 4 bytes each), each key's digit and the
+    facet's number of digits, with at most 65,536 combinations in all."""
+    n = draw(st.integers(0, 40))
+    facets = draw(st.integers(1, 3))
+    codes_of: list[Any] = []
+    luts: list[list[int]] = []
+    sizes: list[int] = []
+    room = 1 << 16
+    for _ in range(facets):
+        size = draw(st.integers(1, max(1, min(room, 3_000))))
+        room //= size
+        keys = draw(st.integers(1, 600))
+        typecode = draw(st.sampled_from(["B", "H", "i"] if keys <= 256 else ["H", "i"]))
+        pick = random.Random(draw(st.integers(0, 1 << 32)))
+        lut = [pick.randrange(size) for _ in range(keys)]
+        lut[pick.randrange(keys)] = size - 1  # the largest digit is there
+        codes = array(typecode, [pick.randrange(keys) for _ in range(n)])
+        codes_of.append(codes)
+        luts.append(lut)
+        sizes.append(size)
+    return codes_of, luts, sizes, n
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=_facet_digits())
+def test_combinations_in_two_bytes_equal_those_numbered_one_by_one(
+    case: tuple[list[Any], list[list[int]], list[int], int],
+) -> None:
+    from auditor.audit.resources import _short_combinations
+
+    codes_of, luts, sizes, n = case
+    expected = []
+    for index in range(n):
+        number = 0
+        for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
+            number = number * size + lut[codes[index]]
+        expected.append(number)
+    got = _short_combinations(codes_of, luts, sizes, n)
+    assert got.typecode == "H"
+    assert list(got) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=snapshots())
+def test_a_combinations_fields_alone_equal_those_of_its_whole_facets(doc: dict[str, Any]) -> None:
+    """What a rule judges of a combination before any principal's whole fields are made (only
+    the fields it reads) equals the same fields of the whole facets, made after."""
+    from auditor.access import AssignmentRows
+    from auditor.access.views import ASSIGNMENT_FACETS
+
+    snapshot = loads_snapshot(json.dumps(doc).encode(), source="generated.json")
+    engine = Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context.access()
+    fresh = AssignmentRows(engine, bool(snapshot.principals))
+    whole = AssignmentRows(engine, bool(snapshot.principals))
+    groups = [
+        ["guests", "privilegedRole"],
+        ["principal", "roleName"],
+        ["PrincipalType", "guestNames", "membershipDepth"],
+        ["principalId", "principalName", "scopeLevel", "conditionPresent"],
+    ]
+    for index in range(len(fresh)):
+        for names in groups:
+            facets = {ASSIGNMENT_FACETS[n.casefold()] for n in names}
+            keys = {f: fresh.column(f)[index] for f in facets}
+            got = fresh.fields_of(names, keys)
+            row = whole.row(index)  # every facet of this assignment made whole
+            # every field read is there, each field given is the whole row's
+            assert {_canonical(n) for n in names} <= set(got)
+            assert got == {k: row[k] for k in got}
+            assert whole.fields_of(names, keys).items() >= got.items()
+
+
+def _canonical(name: str) -> str:
+    from auditor.access.views import _PRINCIPAL_FIELDS
+
+    found = _PRINCIPAL_FIELDS.get(name.casefold())
+    if found is not None:
+        return found
+    return {
+        "privilegedrole": "privilegedRole",
+        "rolename": "roleName",
+        "scopelevel": "scopeLevel",
+        "conditionpresent": "conditionPresent",
+    }[name.casefold()]
+
+
+_MEMBERS = st.sampled_from(["a", "A", "b", "enabled", "Enabled", "", "x"])
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | st.text("ab", max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_MEMBERS, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    row=st.dictionaries(_MEMBERS, _VALUES, max_size=4),
+    path=st.lists(_MEMBERS, min_size=1, max_size=3).map("/".join),
+)
+def test_evidence_by_plain_lookups_equals_the_general_path(row: dict[str, Any], path: str) -> None:
+    from auditor.audit.resources import _row_value, get_path
+
+    assert _row_value(row, path) == get_path(row, path)
+    assert _row_value(row, "/" + path) == get_path(row, "/" + path)

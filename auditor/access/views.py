@@ -381,12 +381,24 @@ class AssignmentRows:
 
     def fields_of(self, names: Iterable[str], keys: dict[str, Any]) -> dict[str, Any]:
         """The fields ``names`` (top-level, any case) of an assignment whose facets have ``keys``
-        (every facet the names read, but the assignment's own)."""
+        (every facet the names read, but the assignment's own): the whole fields of those facets,
+        but of a principal whose whole fields are not made yet, the fields ``names`` alone."""
         row: dict[str, Any] = {"type": ROLE_ASSIGNMENTS}
-        facets = dict.fromkeys(ASSIGNMENT_FACETS.get(n.casefold(), "type") for n in names)
+        folded = [n.casefold() for n in names]
+        facets = dict.fromkeys(ASSIGNMENT_FACETS.get(n, "type") for n in folded)
         for facet in facets:
-            if facet != "type":
-                row.update(self._facet(facet, keys[facet], -1))
+            if facet == "type":
+                continue
+            key = keys[facet]
+            if facet == "principal" and key not in self._facets.get(facet, {}):
+                # only the fields read: a principal's others (its guests as objects, their
+                # names...) are made for the rows shown, not for each of 10,000 combinations
+                principal, given = key if isinstance(key, tuple) else (key, None)
+                for name in folded:
+                    if name in _PRINCIPAL_FIELDS:
+                        row.update(self._principal(principal, given, name))
+            else:
+                row.update(self._facet(facet, key, -1))
         return row
 
     def _distinct(self, facet: str) -> list[Any]:

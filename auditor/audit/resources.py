@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -358,10 +359,19 @@ def _row_resource(row: dict[str, Any], location: str | None, source: str | None)
 
 
 def _evidence(rule: Rule, row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        path: row[path] if path in row and "/" not in path else get_path(row, path)
-        for path in rule.evidence
-    }
+    return {path: _row_value(row, path) for path in rule.evidence}
+
+
+def _row_value(row: dict[str, Any], path: str) -> Any:
+    """:func:`get_path` of ``row``, by plain lookups when every member of ``path`` is in an
+    object as written (``principal/enabled`` of a row: what the evidence of most failing access
+    rows reads), else by :func:`get_path` itself (names in another case, arrays crossed)."""
+    node: Any = row
+    for part in path.split("/"):
+        if not part or type(node) is not dict or part not in node:
+            return get_path(row, path)
+        node = node[part]
+    return node
 
 
 def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]:
@@ -507,6 +517,9 @@ def _judged(
     if math.prod(sizes) <= _BYTE_COMBINATIONS:
         combos = _byte_combinations(codes_of, luts, sizes, n)
         distinct: Iterable[int] = set(combos)
+    elif math.prod(sizes) <= _SHORT_COMBINATIONS:
+        combos = _short_combinations(codes_of, luts, sizes, n)
+        distinct = set(combos)
     else:
         column: Any = None
         for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
@@ -530,6 +543,11 @@ def _judged(
         verdicts[number] = (1 if predicate(doc) else 2) if applies(doc) else 0
     if isinstance(combos, bytes):
         verdict = combos.translate(bytes(verdicts.get(b, 0) for b in range(256)))
+    elif combos.typecode == "H":  # a table of every number's verdict: no dictionary lookup
+        table = bytearray(math.prod(sizes))
+        for number, judged in verdicts.items():
+            table[number] = judged
+        verdict = bytes(map(table.__getitem__, combos))
     else:
         verdict = bytes(map(verdicts.__getitem__, combos))
     del combos
@@ -556,7 +574,34 @@ def _byte_combinations(
     return combined.to_bytes(n, "little")
 
 
+def _short_combinations(
+    codes_of: Sequence[Any], luts: Sequence[list[int]], sizes: Sequence[int], n: int
+) -> array[int]:
+    """:func:`_byte_combinations` in two bytes per assignment (``sizes``' product at most
+    65,536): each facet's digits are a 16-bit lane per assignment of one integer, combined as
+    integers (no lane carries into the next), then read back as an ``array('H')``: a rule whose
+    combinations do not fit in a byte (RBAC-003: the guests of each principal times the roles)
+    takes no Python step per assignment but reading its key codes through a table."""
+    order: Literal["little", "big"] = "little" if sys.byteorder == "little" else "big"
+    low = 0 if order == "little" else 1  # where a lane's low byte is
+    combined = 0
+    for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
+        if codes.typecode == "B" and len(lut) <= 256 and size <= 256:
+            # a byte per key code, translated in C, then widened to two bytes a lane
+            lanes = bytearray(2 * n)
+            lanes[low::2] = codes.tobytes().translate(bytes(lut).ljust(256, b"\0"))
+            digits = int.from_bytes(lanes, order)
+        else:
+            digits = int.from_bytes(array("H", map(lut.__getitem__, codes)).tobytes(), order)
+        combined = combined * size + digits
+    combos = array("H")
+    combos.frombytes(combined.to_bytes(2 * n, order))
+    return combos
+
+
 _BYTE_COMBINATIONS = 256
 """Combinations of the values a rule reads that :func:`_byte_combinations` numbers in a byte."""
+_SHORT_COMBINATIONS = 1 << 16
+"""Combinations that :func:`_short_combinations` numbers in two bytes (past them, 8 bytes)."""
 _PASS_MASK = bytes([0, 1] + [0] * 254)
 _FAIL_MASK = bytes([0, 0, 1] + [0] * 253)
