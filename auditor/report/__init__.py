@@ -106,9 +106,10 @@ def render(
     return data
 
 
-STREAMED: frozenset[str] = frozenset({"json", "csv", "junit", "text"})
+STREAMED: frozenset[str] = frozenset({"json", "csv", "junit", "text", "html", "sarif"})
 """Formats written as a stream (:func:`stream`): JSON, CSV and JUnit list every pass (a large
-estate has millions), the text every failing finding."""
+estate has millions), the text every failing finding; HTML and SARIF hold their listed findings
+encoded, never the whole page or log."""
 
 
 def stream(result: AuditResult, fmt: str, options: RenderOptions | None = None) -> Iterable[bytes]:

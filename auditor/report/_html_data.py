@@ -16,8 +16,8 @@ allowed elements and text, which the script rebuilds element by element.
 from __future__ import annotations
 
 import base64
-import gzip
 import json
+import zlib
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 
@@ -48,15 +48,17 @@ class _Strings:
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
 
-    def __call__(self, text: str) -> int:
-        found = self.index.get(text)
-        if found is None:
-            found = self.index[text] = len(self.index)
-        return found
+    def put(self, text: Any) -> int:
+        """The index of ``text`` made inert (:func:`~auditor.report._sanitize.xml_text`, whose
+        common case, printable text, is decided here without a call)."""
+        index = self.index
+        if text.__class__ is not str or not text.isprintable():
+            text = xml_text(text)
+        return index.setdefault(text, len(index))
 
-    def opt(self, text: str | None) -> int:
+    def opt(self, text: Any) -> int:
         """The index of ``text``, or -1 for none (or empty)."""
-        return self(xml_text(text)) if text else -1
+        return self.put(text) if text else -1
 
 
 class _Tree(HTMLParser):
@@ -115,86 +117,164 @@ def data_block(
 
     ``groups`` are the report's rule groups in display order (their ``findings`` sorted),
     ``resources`` the resource index rows in display order, ``privileged`` the access section's
-    privileged principals per subscription (a large estate has tens of thousands)."""
+    privileged principals per subscription (a large estate has tens of thousands).
+
+    The JSON is never held whole: the findings' columns are encoded :data:`BATCH` rows at a time
+    (a large report's evidence as objects took more memory than its text), and the document's
+    parts are compressed one by one; the bytes are those of the whole document compressed at
+    once."""
+    packed, count = packed_block(groups, resources, statuses, privileged)
+    return packed.decode("ascii"), count
+
+
+def packed_block(
+    groups: list[Any],
+    resources: list[Any],
+    statuses: tuple[str, ...],
+    privileged: Mapping[str, Sequence[Privileged]] | None = None,
+) -> tuple[bytes, int]:
+    """:func:`data_block` with its text as ASCII bytes, as the page is written."""
+    parts, count = _document(groups, resources, statuses, privileged)
+    return _pack(parts), count
+
+
+def _pack(parts: list[str]) -> bytes:
+    """The document's parts compressed and base64-encoded. ``gzip.compress(raw, 6, mtime=0)`` is
+    zlib's gzip wrapper (wbits 31) over the whole text: this is the same stream, fed a part at a
+    time."""
+    packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+    packed = [packer.compress(part.encode("utf-8")) for part in parts]
+    packed.append(packer.flush())
+    return base64.b64encode(b"".join(packed))
+
+
+BATCH = 4_096
+"""Listed findings whose columns are encoded together."""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+
+
+def _document(
+    groups: list[Any],
+    resources: list[Any],
+    statuses: tuple[str, ...],
+    privileged: Mapping[str, Sequence[Privileged]] | None,
+) -> tuple[list[str], int]:
+    """The data document's JSON text as parts (joined, ``json.dumps`` of the whole document)
+    and how many findings it lists."""
     s = _Strings()
+    put = s.put
+    opt = s.opt
+    encoded: dict[str, list[str]] = {k: [] for k in COLUMNS}
     col: dict[str, list[Any]] = {k: [] for k in COLUMNS}
+    c_n, c_r, c_sv, c_st, c_res, c_nm, c_m, c_ev, c_fp, c_src, c_ln, c_at, c_loc, c_wv, c_rem, c_refs = (
+        col[k] for k in COLUMNS
+    )  # fmt: skip
     sev_of = {name: i for i, name in enumerate(SEVERITIES)}
+    last_sev = len(SEVERITIES) - 1
     status_of = {name: i for i, name in enumerate(statuses)}
     waiver_rows: list[list[Any]] = []
     waiver_at: dict[tuple[str, str, str, bool], int] = {}
     position: dict[int, int] = {}
+    count = 0
+
+    def flush() -> None:
+        for key, values in col.items():
+            if values:
+                encoded[key].append(_json(values)[1:-1])
+                values.clear()
+
     for group in groups:
         rule: RuleInfo = group.rule
-        rule_at = s(xml_text(rule.id))
+        rule_at = put(rule.id)
         rule_refs = tuple(rule.references)
+        rule_rem = rule.remediation
         for view in group.findings:
             f: Finding = view.f
-            position[view.n] = len(col["n"])
-            col["n"].append(view.n)
-            col["r"].append(rule_at)
-            col["sv"].append(sev_of.get(f.severity, len(SEVERITIES) - 1))
-            col["st"].append(status_of.get(f.status, 0))
-            col["res"].append(s(xml_text(f.resourceId)))
-            col["nm"].append(s.opt(view.name))
-            col["m"].append(s(xml_text(f.message)))
-            col["ev"].append(_evidence(f.evidence, s) if f.evidence else 0)
-            col["fp"].append(xml_text(f.fingerprint))
-            col["src"].append(s.opt(f.source))
+            position[view.n] = count
+            count += 1
+            c_n.append(view.n)
+            c_r.append(rule_at)
+            c_sv.append(sev_of.get(f.severity, last_sev))
+            c_st.append(status_of.get(f.status, 0))
+            c_res.append(put(f.resourceId))
+            c_nm.append(opt(view.name))
+            c_m.append(put(f.message))
+            evidence = f.evidence
+            c_ev.append(_evidence(evidence, s) if evidence else 0)
+            c_fp.append(xml_text(f.fingerprint))
+            c_src.append(opt(f.source))
             line = f.line
-            col["ln"].append(-1 if line is None else line)
-            col["at"].append(s.opt(f.address))
-            col["loc"].append(s.opt(f.location))
+            c_ln.append(-1 if line is None else line)
+            c_at.append(opt(f.address))
+            c_loc.append(opt(f.location))
             w = f.waiver
             if w is None:
-                col["wv"].append(-1)
+                c_wv.append(-1)
             else:
-                key = (w.id, w.expires, w.justification, w.expired)
-                at = waiver_at.get(key)
+                known = (w.id, w.expires, w.justification, w.expired)
+                at = waiver_at.get(known)
                 if at is None:
-                    at = waiver_at[key] = len(waiver_rows)
+                    at = waiver_at[known] = len(waiver_rows)
                     waiver_rows.append(
                         [xml_text(w.id), xml_text(w.expires), xml_text(w.justification),
                          int(w.expired)]
                     )  # fmt: skip
-                col["wv"].append(at)
+                c_wv.append(at)
             rem = f.remediation
-            col["rem"].append(s.opt(rem) if rem and rem != rule.remediation else -1)
+            c_rem.append(opt(rem) if rem and rem != rule_rem else -1)
             refs = tuple(f.references)
-            col["refs"].append([s(xml_text(r)) for r in refs] if refs and refs != rule_refs else 0)
+            c_refs.append([put(r) for r in refs] if refs and refs != rule_refs else 0)
+            if len(c_n) >= BATCH:
+                flush()
+    flush()
     res_rows = [
         [
-            s(xml_text(r.resource)),
-            s(xml_text(r.resourceType)),
-            s.opt(r.name),
+            put(r.resource),
+            put(r.resourceType),
+            opt(r.name),
             [position[v.n] for v in r.findings if v.n in position],
         ]
         for r in resources
     ]
     priv = [
         [
-            s(xml_text(sub)),
-            s(xml_text(p.displayName)),
-            s(xml_text(p.principalId)),
-            s(xml_text(p.principalType)),
-            s(xml_text(p.role)),
-            [s(xml_text(v)) for v in p.via],
+            put(sub),
+            put(p.displayName),
+            put(p.principalId),
+            put(p.principalType),
+            put(p.role),
+            [put(v) for v in p.via],
         ]
         for sub, rows in (privileged or {}).items()
         for p in rows
     ]
-    doc = {
-        "v": 1,
-        "priv": priv,
-        "sevs": list(SEVERITIES),
-        "sts": list(statuses),
-        "s": list(s.index),
-        "w": waiver_rows,
-        "f": col,
-        "res": res_rows,
-    }
-    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), check_circular=False)
-    packed = gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)
-    return base64.b64encode(packed).decode("ascii"), len(col["n"])
+    # the document {"v", "priv", "sevs", "sts", "s", "w", "f", "res"} as json.dumps writes it
+    parts = [
+        '{"v":1,"priv":',
+        _json(priv),
+        ',"sevs":',
+        _json(list(SEVERITIES)),
+        ',"sts":',
+        _json(list(statuses)),
+        ',"s":',
+        _json(list(s.index)),
+        ',"w":',
+        _json(waiver_rows),
+        ',"f":{',
+    ]
+    for i, key in enumerate(COLUMNS):
+        parts.append(("," if i else "") + _json(key) + ":[")
+        pieces = encoded[key]
+        for j, piece in enumerate(pieces):
+            if j:
+                parts.append(",")
+            parts.append(piece)
+        parts.append("]")
+    parts += ['},"res":', _json(res_rows), "}"]
+    return parts, count
 
 
 def _evidence(evidence: dict[str, Any], s: _Strings) -> list[list[Any]]:
@@ -202,18 +282,19 @@ def _evidence(evidence: dict[str, Any], s: _Strings) -> list[list[Any]]:
     index, markup as a tree, anything else as the JSON value itself (its strings made inert),
     which the script shows as the markup page does (short JSON on one line, long JSON
     indented)."""
+    put = s.put
     out: list[list[Any]] = []
     for key, value in evidence.items():
-        k = s(xml_text(str(key)))
+        k = put(str(key))
         if isinstance(value, str):
             if looks_like_html(value):
                 out.append([k, EV_RICH, rich_tree(value)])
             else:
-                out.append([k, EV_TEXT, s(xml_text(value))])
+                out.append([k, EV_TEXT, put(value)])
         elif isinstance(value, dict | list | tuple):
             out.append([k, EV_PRE, _inert_json(value)])
         else:
-            out.append([k, EV_TEXT, s(xml_text(_scalar(value)))])
+            out.append([k, EV_TEXT, put(_scalar(value))])
     return out
 
 

@@ -12,7 +12,9 @@ rules that lacked an input, files skipped) and the rule catalogue.
 The listed findings (and, in a large estate, the privileged principals) travel as one compressed
 data block (:mod:`auditor.report._html_data`) that the page's script draws a page of rows at a
 time, so the report of a million role assignments stays near 15 MB and opens in seconds; up to
-:data:`STATIC_ROWS` findings are also written as markup for a browser without JavaScript.
+:data:`STATIC_ROWS` findings are also written as markup for a browser without JavaScript. The page
+is written in three parts (:func:`chunks`: before the block, the block, after it), so the block is
+never copied into the page's text.
 
 Untrusted text is escaped and made inert (control characters and invisible bidi and format
 characters shown as ``\\x1b`` or ``<U+202E>``: every value a template prints passes
@@ -56,6 +58,8 @@ from auditor.report._sanitize import (
 from auditor.report.trends import trend_view
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from jinja2 import Environment
     from markupsafe import Markup
 
@@ -469,18 +473,31 @@ def render(result: AuditResult, options: RenderOptions, *, _legacy: bool = False
 
     ``_legacy`` (for the benchmark's baseline only): every listed finding as markup in the page,
     as reports were written before the data block."""
+    return b"".join(chunks(result, options, _legacy=_legacy))
+
+
+_DATA = "\x00auditor:data\x00"
+"""Where the data block goes in the rendered page (no printed value holds a NUL: they are all
+made inert)."""
+
+
+def chunks(
+    result: AuditResult, options: RenderOptions, *, _legacy: bool = False
+) -> Iterator[bytes]:
+    """The bytes of :func:`render` as parts: the page before the data block, the block, the page
+    after it (the block, most of a large report, is never copied into the page's text)."""
     from markupsafe import Markup
 
-    from auditor.report._html_data import FORMAT, data_block
+    from auditor.report._html_data import FORMAT, packed_block
 
     env = environment()
     script = asset("report.js")
     context = build_context(result, options)
     privileged_total = sum(len(rows) for rows in context["privileged"].values())
     privileged_static = _legacy or privileged_total <= STATIC_ROWS
-    data = ""
+    packed = None
     if not _legacy:
-        data, _ = data_block(
+        packed, _ = packed_block(
             context["groups"],
             context["resources"],
             STATUSES,
@@ -491,7 +508,7 @@ def render(result: AuditResult, options: RenderOptions, *, _legacy: bool = False
         script=Markup(script),
         csp=content_security_policy(script),
         Markup=Markup,
-        data=Markup(data),
+        data=Markup("" if packed is None else _DATA),
         data_format=FORMAT,
         legacy=_legacy,
         static_rows=_legacy or context["total"] <= STATIC_ROWS,
@@ -499,5 +516,16 @@ def render(result: AuditResult, options: RenderOptions, *, _legacy: bool = False
         privileged_total=privileged_total,
         escalation_graphs=len(context["escalations"]) if _legacy else ESCALATION_GRAPHS,
     )
-    html = env.get_template("report.html.j2").render(context)
-    return html.encode("utf-8")
+    page = env.get_template("report.html.j2").render(context)
+    del context
+    if packed is None:
+        yield page.encode("utf-8")
+        return
+    head, mark, tail = page.partition(_DATA)
+    del page
+    if not mark or _DATA in tail:
+        raise AssertionError("the HTML template must print the data block once")
+    yield head.encode("utf-8")
+    del head
+    yield packed
+    yield tail.encode("utf-8")

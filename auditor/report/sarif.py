@@ -20,6 +20,9 @@ Choices, and why:
   do; the number of passes is in ``invocations[0].properties``.
 - Waived findings carry ``suppressions`` (kind ``external``: the waiver file, with its id,
   expiry and justification); baselined ones ``baselineState: unchanged``, new failures ``new``.
+- Written as a stream (:func:`chunks`): the results are made and encoded a batch at a time
+  into the log's text, so neither 25,000 result objects nor the whole text are held at once;
+  the bytes are those of the whole document encoded at once.
 - Limits: at most ``sarif_max_results`` (25,000) results, the most severe kept and a
   ``toolExecutionNotification`` saying how many were left out; at most 20 tags per rule; messages,
   descriptions and justifications clipped.
@@ -82,13 +85,54 @@ MAX_JUSTIFICATION = 1_000
 def render(result: AuditResult, options: RenderOptions) -> bytes:
     """The SARIF log of ``result`` (one run), as compact UTF-8 JSON (code scanning caps the
     upload's size; tools that show SARIF indent it themselves)."""
-    doc = build(result, options)
+    return b"".join(chunks(result, options))
+
+
+BATCH = 1_000
+"""Results made and encoded together by :func:`chunks`."""
+
+_RESULTS = "\x00results\x00"
+"""Where :func:`chunks` splices the results into the log's text (the last value of that text
+but ``columnKind``'s)."""
+
+
+def chunks(result: AuditResult, options: RenderOptions) -> Iterator[bytes]:
+    """The bytes of :func:`render` as parts: the results are made and encoded :data:`BATCH` at a
+    time, so neither their objects nor the whole log's text are held at once (25,000 results
+    took about 140 MB)."""
+    doc, results = _log(result, options)
+    doc["runs"][0]["results"] = _RESULTS
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-    return inert_json(text).encode("utf-8") + b"\n"
+    head, _, tail = text.rpartition(json.dumps(_RESULTS))
+    del text
+    yield inert_json(head + "[").encode("utf-8")
+    batch: list[dict[str, Any]] = []
+    first = True
+    for item in results:
+        batch.append(item)
+        if len(batch) >= BATCH:
+            part = json.dumps(batch, ensure_ascii=False, separators=(",", ":"))[1:-1]
+            yield inert_json(part if first else "," + part).encode("utf-8")
+            first = False
+            batch.clear()
+    if batch:
+        part = json.dumps(batch, ensure_ascii=False, separators=(",", ":"))[1:-1]
+        yield inert_json(part if first else "," + part).encode("utf-8")
+    yield inert_json("]" + tail).encode("utf-8") + b"\n"
 
 
 def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     """The SARIF log as a JSON-ready dict."""
+    doc, results = _log(result, options)
+    doc["runs"][0]["results"] = list(results)
+    return doc
+
+
+def _log(
+    result: AuditResult, options: RenderOptions
+) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The SARIF log with its run's ``results`` left empty, and the results, made as they are
+    read (every result is located first: the artifact table comes before them)."""
     root = Path(options.source_root or os.getcwd()).resolve()
     rules = _all_rules(result)
     rule_index = {r.id: i for i, r in enumerate(rules)}
@@ -100,7 +144,8 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     kept = reported[:limit]
 
     artifacts = _Artifacts(root, result, options.sarif_anchor, kept)
-    results = [_result(f, rule_index, artifacts) for f in kept]
+    located = [artifacts.locate(f) for f in kept]
+    results = (_result(f, rule_index, at) for f, at in zip(kept, located, strict=True))
 
     notifications: list[dict[str, Any]] = []
     if dropped:
@@ -152,10 +197,10 @@ def build(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
         "invocations": [invocation],
         "originalUriBaseIds": {SRCROOT: {"uri": root.as_uri() + "/"}},
         "artifacts": artifacts.table(),
-        "results": results,
+        "results": [],
         "columnKind": "unicodeCodePoints",
     }
-    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}, results
 
 
 def _status_order(status: str) -> int:
@@ -257,9 +302,11 @@ def _md_plain(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>])", r"\\\1", text)
 
 
-def _result(f: Finding, rule_index: dict[str, int], artifacts: _Artifacts) -> dict[str, Any]:
+def _result(
+    f: Finding, rule_index: dict[str, int], located: tuple[str, int, int]
+) -> dict[str, Any]:
     message = one_line(xml_text(f.message)) or one_line(xml_text(f.title)) or f.ruleId
-    uri, index, line = artifacts.locate(f)
+    uri, index, line = located
     physical: dict[str, Any] = {
         "artifactLocation": _artifact_location(uri, index),
         "region": {"startLine": line},
@@ -371,4 +418,4 @@ class _Artifacts:
         return out
 
 
-__all__ = ["build", "parse_json_path", "render"]
+__all__ = ["build", "chunks", "parse_json_path", "render"]

@@ -1,0 +1,310 @@
+"""The HTML and SARIF reports written as parts, against the reports as they were built before
+(HEAD ce0e6ad): the bytes must be equal.
+
+- The HTML data block, encoded in batches and compressed part by part
+  (:func:`auditor.report._html_data.data_block`), against the whole document as one
+  ``json.dumps`` text, then ``gzip.compress``.
+- The HTML page as three parts (:func:`auditor.report.html.chunks`) against the block printed
+  into the template's text.
+- The SARIF log with its results encoded in batches (:func:`auditor.report.sarif.chunks`)
+  against the whole log's text."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditor.audit.findings import SEVERITIES, AuditResult, Finding, RuleInfo, WaiverInfo
+from auditor.inert import inert_json
+from auditor.report import STREAMED, RenderOptions, _html_data, html, render, sarif, write
+from auditor.report._html_data import _evidence, data_block
+from auditor.report._sanitize import xml_text
+from auditor.report.html import STATUSES, FindingView, ResourceRow, RuleGroup
+from tests.report_fixtures import make_result, synthetic_result
+
+
+def _reference_block(
+    groups: list[Any], resources: list[Any], statuses: tuple[str, ...], privileged: Any = None
+) -> tuple[str, int]:
+    """``data_block`` as it was before the batches (HEAD ce0e6ad), the oracle."""
+    index: dict[str, int] = {}
+
+    def s(text: str) -> int:
+        return index.setdefault(text, len(index))
+
+    def opt(text: str | None) -> int:
+        return s(xml_text(text)) if text else -1
+
+    class _Table:  # the old string table's interface for _evidence
+        def put(self, text: Any) -> int:
+            return s(xml_text(text))
+
+    table: Any = _Table()
+    table.index = index
+    col: dict[str, list[Any]] = {k: [] for k in _html_data.COLUMNS}
+    sev_of = {name: i for i, name in enumerate(SEVERITIES)}
+    status_of = {name: i for i, name in enumerate(statuses)}
+    waiver_rows: list[list[Any]] = []
+    waiver_at: dict[tuple[str, str, str, bool], int] = {}
+    position: dict[int, int] = {}
+    for group in groups:
+        rule = group.rule
+        rule_at = s(xml_text(rule.id))
+        for view in group.findings:
+            f = view.f
+            position[view.n] = len(col["n"])
+            col["n"].append(view.n)
+            col["r"].append(rule_at)
+            col["sv"].append(sev_of.get(f.severity, len(SEVERITIES) - 1))
+            col["st"].append(status_of.get(f.status, 0))
+            col["res"].append(s(xml_text(f.resourceId)))
+            col["nm"].append(opt(view.name))
+            col["m"].append(s(xml_text(f.message)))
+            col["ev"].append(_evidence(f.evidence, table) if f.evidence else 0)
+            col["fp"].append(xml_text(f.fingerprint))
+            col["src"].append(opt(f.source))
+            col["ln"].append(-1 if f.line is None else f.line)
+            col["at"].append(opt(f.address))
+            col["loc"].append(opt(f.location))
+            w = f.waiver
+            if w is None:
+                col["wv"].append(-1)
+            else:
+                key = (w.id, w.expires, w.justification, w.expired)
+                if key not in waiver_at:
+                    waiver_at[key] = len(waiver_rows)
+                    waiver_rows.append(
+                        [xml_text(w.id), xml_text(w.expires), xml_text(w.justification),
+                         int(w.expired)]
+                    )  # fmt: skip
+                col["wv"].append(waiver_at[key])
+            rem = f.remediation
+            col["rem"].append(opt(rem) if rem and rem != rule.remediation else -1)
+            refs = tuple(f.references)
+            col["refs"].append(
+                [s(xml_text(r)) for r in refs] if refs and refs != tuple(rule.references) else 0
+            )
+    res_rows = [
+        [s(xml_text(r.resource)), s(xml_text(r.resourceType)), opt(r.name),
+         [position[v.n] for v in r.findings if v.n in position]]
+        for r in resources
+    ]  # fmt: skip
+    priv = [
+        [s(xml_text(sub)), s(xml_text(p.displayName)), s(xml_text(p.principalId)),
+         s(xml_text(p.principalType)), s(xml_text(p.role)), [s(xml_text(v)) for v in p.via]]
+        for sub, rows in (privileged or {}).items()
+        for p in rows
+    ]  # fmt: skip
+    doc = {
+        "v": 1, "priv": priv, "sevs": list(SEVERITIES), "sts": list(statuses),
+        "s": list(index), "w": waiver_rows, "f": col, "res": res_rows,
+    }  # fmt: skip
+    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), check_circular=False)
+    packed = gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)
+    return base64.b64encode(packed).decode("ascii"), len(col["n"])
+
+
+class _Source(str):
+    """A source path that knows its line and address (as ``SourcePath`` does)."""
+
+    line: int | None = None
+    address: str | None = None
+
+
+class _Priv:
+    def __init__(self, name: str, via: list[str]) -> None:
+        self.displayName = name
+        self.principalId = "p-" + name
+        self.principalType = "User"
+        self.role = "Owner"
+        self.via = via
+
+
+_text = st.text(
+    st.characters(codec="utf-8") | st.sampled_from("\x1b\u202e\x00\x7f\t\n/<>&é"),
+    max_size=12,
+)
+_scalar: st.SearchStrategy[Any] = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**40), 2**40), _text, st.floats()
+)
+_json = st.recursive(
+    _scalar,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=6,
+)
+_evidence_st: st.SearchStrategy[dict[Any, Any]] = st.dictionaries(
+    _text | st.integers(0, 9), _json | st.sampled_from(["<b>bold</b> text", "<a href='x'>y</a>"])
+)
+
+
+@st.composite
+def _report(draw: st.DrawFn) -> tuple[list[RuleGroup], list[ResourceRow], dict[str, Any]]:
+    rules = [
+        RuleInfo(f"R-{i}", draw(_text), draw(st.sampled_from(SEVERITIES)), "t", (),
+                 remediation=draw(st.sampled_from(["", "fix it"])),
+                 references=tuple(draw(st.lists(_text, max_size=2))))
+        for i in range(draw(st.integers(1, 3)))
+    ]  # fmt: skip
+    groups = [RuleGroup(r) for r in rules]
+    rows: dict[str, ResourceRow] = {}
+    waivers = [
+        WaiverInfo("w1", "R-0", "*", draw(_text), "2030-01-01"),
+        WaiverInfo("w2", "R-1", "*", "why", "2020-01-01", expired=True),
+    ]
+    for n in range(draw(st.integers(0, 14))):
+        group = draw(st.sampled_from(groups))
+        resource = draw(st.sampled_from(["/subscriptions/a", "/subscriptions/b/x", "r\x1b"]))
+        source: str | None = draw(st.none() | st.sampled_from(["estate.json", "plan\u202e.json"]))
+        if source is not None and draw(st.booleans()):
+            source = _Source(source)
+            source.line = draw(st.none() | st.integers(1, 99))
+            source.address = draw(st.none() | _text)
+        f = Finding(
+            group.rule.id, draw(st.sampled_from(SEVERITIES)), draw(st.sampled_from(STATUSES)),
+            resource, "title", draw(_text), draw(_evidence_st),
+            draw(st.sampled_from(["", "fix it", "other\x00fix"])),
+            tuple(draw(st.lists(_text, max_size=2))), draw(_text), "t", source,
+            draw(st.none() | _text), draw(st.none() | st.sampled_from(waivers)),
+        )  # fmt: skip
+        row = rows.setdefault(resource, ResourceRow(resource, "t", draw(_text)))
+        view = FindingView(n, f, group.rule, row.name)
+        group.findings.append(view)
+        if draw(st.booleans()):
+            row.findings.append(view)
+    privileged = {
+        draw(_text): [_Priv(draw(_text), draw(st.lists(_text, max_size=2)))]
+        for _ in range(draw(st.integers(0, 2)))
+    }
+    return groups, list(rows.values()), privileged
+
+
+@settings(max_examples=80, deadline=None)
+@given(report=_report(), with_privileged=st.booleans(), batch=st.sampled_from([1, 2, 5, 4096]))
+def test_data_block_equals_the_whole_document_compressed_at_once(
+    report: tuple[list[RuleGroup], list[ResourceRow], dict[str, Any]],
+    with_privileged: bool,
+    batch: int,
+) -> None:
+    groups, resources, privileged = report
+    priv = privileged if with_privileged else None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_html_data, "BATCH", batch)
+        assert data_block(groups, resources, STATUSES, priv) == _reference_block(
+            groups, resources, STATUSES, priv
+        )
+
+
+def test_a_large_block_equals_the_whole_document_compressed_at_once() -> None:
+    """Several batches and many compressor parts: the bytes of one ``gzip.compress``."""
+    rule = RuleInfo("RBAC-001", "t", "high", "roleAssignment", ())
+    group = RuleGroup(rule)
+    row = ResourceRow("/s", "roleAssignment", "")
+    for n in range(3 * _html_data.BATCH + 7):
+        f = Finding(
+            "RBAC-001", "high", "fail", f"/s/ra/{n}", "t", f"message {n % 97}",
+            {"principal": f"user{n % 301}", "roles": [n, f"r{n % 7}", {"k": n / 7}]},
+            fingerprint=f"{n:032x}",
+        )  # fmt: skip
+        view = FindingView(n, f, rule, "")
+        group.findings.append(view)
+        row.findings.append(view)
+    block = data_block([group], [row], STATUSES)
+    assert block == _reference_block([group], [row], STATUSES)
+    doc = json.loads(gzip.decompress(base64.b64decode(block[0])))
+    assert len(doc["f"]["n"]) == block[1] == 3 * _html_data.BATCH + 7
+
+
+# The HTML page and the SARIF log written as parts, against the whole page and log of before.
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[AuditResult]:
+    folder = tmp_path_factory.mktemp("stream-paths")
+    sample = make_result(folder)
+    hostile = dataclasses.replace(
+        sample,
+        findings=[
+            dataclasses.replace(f, message=f.message + " \x1b[31m\u202e\x7f\u2028 é 🙂")
+            for f in sample.findings
+        ],
+    )
+    return [sample, hostile, synthetic_result(1_500, folder)]
+
+
+def _whole_page(result: AuditResult, options: RenderOptions) -> bytes:
+    """The HTML page as ``html.render`` made it before the parts (HEAD ce0e6ad): the data block
+    printed into the template's text."""
+    from markupsafe import Markup
+
+    env = html.environment()
+    script = html.asset("report.js")
+    context = html.build_context(result, options)
+    privileged_total = sum(len(rows) for rows in context["privileged"].values())
+    privileged_static = privileged_total <= html.STATIC_ROWS
+    data, _ = data_block(
+        context["groups"],
+        context["resources"],
+        STATUSES,
+        None if privileged_static else context["privileged"],
+    )
+    context.update(
+        css=Markup(html.asset("report.css")),
+        script=Markup(script),
+        csp=html.content_security_policy(script),
+        Markup=Markup,
+        data=Markup(data),
+        data_format=_html_data.FORMAT,
+        legacy=False,
+        static_rows=context["total"] <= html.STATIC_ROWS,
+        privileged_static=privileged_static,
+        privileged_total=privileged_total,
+        escalation_graphs=html.ESCALATION_GRAPHS,
+    )
+    return env.get_template("report.html.j2").render(context).encode("utf-8")
+
+
+@pytest.mark.parametrize("include_passed", [False, True])
+def test_html_parts_equal_the_whole_page(results: list[AuditResult], include_passed: bool) -> None:
+    options = RenderOptions(include_passed=include_passed)
+    for result in results:
+        parts = list(html.chunks(result, options))
+        assert len(parts) == 3  # before the data block, the block, after it
+        assert b"".join(parts) == _whole_page(result, options)
+        assert render(result, "html", None, options) == b"".join(parts)
+
+
+def _whole_log(result: AuditResult, options: RenderOptions) -> bytes:
+    """The SARIF log as ``sarif.render`` wrote it before the parts: the whole document's text."""
+    text = json.dumps(sarif.build(result, options), ensure_ascii=False, separators=(",", ":"))
+    return inert_json(text).encode("utf-8") + b"\n"
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1_000])
+@pytest.mark.parametrize("cap", [25_000, 5, 0])
+def test_sarif_parts_equal_the_whole_log(
+    results: list[AuditResult], batch: int, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sarif, "BATCH", batch)
+    options = RenderOptions(sarif_max_results=cap)
+    for result in results:
+        log = b"".join(sarif.chunks(result, options))
+        assert log == _whole_log(result, options)
+        doc = json.loads(log)
+        assert len(doc["runs"][0]["results"]) == min(cap, len(result.judged))
+        assert list(doc["runs"][0])[-2:] == ["results", "columnKind"]
+
+
+def test_html_and_sarif_are_written_as_parts(results: list[AuditResult], tmp_path: Path) -> None:
+    """``auditor.report.write`` streams both formats, with the bytes ``render`` returns."""
+    assert {"html", "sarif"} <= STREAMED
+    for fmt in ("html", "sarif"):
+        write(results[1], fmt, tmp_path / fmt)
+        assert (tmp_path / fmt).read_bytes() == render(results[1], fmt)
