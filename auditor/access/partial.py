@@ -603,13 +603,7 @@ class PartialEstate:
 
     def _members(self, lists: list[msgspec.Raw]) -> list[list[str]]:
         """The member lists ``lists`` (:attr:`_Dir.members`), decoded in one call."""
-        whole = b"\xdd" + len(lists).to_bytes(4, "big") + b"".join(lists)
-        try:
-            found: list[list[str]] = msgspec.msgpack.decode(whole, type=list[list[str]])
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise InputError(
-                f"the cache entry is damaged ({exc})", source=self.cached.path
-            ) from None
+        found: list[list[str]] = self.cached.decode_all(lists, list[str])
         return found
 
     def _read_dirs(self, keys: list[str]) -> None:

@@ -337,42 +337,25 @@ class CachedEstate:
     def get_many(self, table: str, keys: Iterable[str], typ: Any) -> dict[str, Any]:
         """The values of ``keys`` in table ``table`` (decoded as ``typ``), by key: keys not in the
         table are left out. One call for many keys (a level of a walk through the directory)."""
-        refs = self._table_refs(table)
-        if refs is None:
-            return {}
-        count = len(refs) // _REF.size
-        buckets = self._buckets.setdefault(table, {})
-        data = self._data
-        split = self._decoder(_Bucket).decode
-        many = self._decoder(list[typ])
-        found: list[str] = []
-        raws: list[msgspec.Raw] = []
-        crc32 = zlib.crc32
-        unpack = _REF.unpack_from
-        width = _REF.size
+        found: dict[str, msgspec.Raw] = {}
         with _collector_paused():  # many small containers, no cycle among them
-            try:
-                for key in keys:
-                    index = crc32(key.encode("utf-8", "surrogatepass")) % count
-                    bucket = buckets.get(index)
-                    if bucket is None:
-                        at, length, crc = unpack(refs, index * width)
-                        view = data[at : at + length]
-                        if len(view) != length or crc32(view) != crc:
-                            raise InputError(
-                                "the cache entry is damaged (a block fails its checksum)",
-                                source=self.path,
-                            )
-                        bucket = buckets[index] = split(view)
-                    raw = bucket.get(key)
-                    if raw is not None:
-                        found.append(key)
-                        raws.append(raw)
-                # the values decoded in one call: a msgpack array of them
-                values = many.decode(b"\xdd" + len(raws).to_bytes(4, "big") + b"".join(raws))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                raise InputError(f"the cache entry is damaged ({exc})", source=self.path) from None
+            for key in keys:
+                raw = self._raw(table, key)
+                if raw is not None:
+                    found[key] = raw
+            values = self.decode_all(list(found.values()), typ)
         return dict(zip(found, values, strict=True))
+
+    def decode_all(self, raws: list[msgspec.Raw], typ: Any) -> list[Any]:
+        """Encoded values read from this entry (``msgspec.Raw``), each decoded as ``typ``, in one
+        call (as a msgpack array of them); a value that does not decode raises
+        :class:`InputError`."""
+        whole = b"\xdd" + len(raws).to_bytes(4, "big") + b"".join(raws)
+        try:
+            values: list[Any] = self._decoder(list[typ]).decode(whole)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise InputError(f"the cache entry is damaged ({exc})", source=self.path) from None
+        return values
 
     def _raw(self, table: str, key: str) -> msgspec.Raw | None:
         """The encoded value of ``key`` in ``table`` (its bucket checked and split once)."""
