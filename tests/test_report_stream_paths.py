@@ -1,13 +1,15 @@
 """The HTML and SARIF reports written as parts, against the reports as they were built before
-(HEAD ce0e6ad): the bytes must be equal.
+(HEAD ce0e6ad).
 
-- The HTML data block, encoded in batches and compressed part by part
-  (:func:`auditor.report._html_data.data_block`), against the whole document as one
-  ``json.dumps`` text, then ``gzip.compress``.
-- The HTML page as three parts (:func:`auditor.report.html.chunks`) against the block printed
-  into the template's text.
+- The HTML data block, encoded a column (the evidence a batch) at a time, its string table last,
+  and compressed as it is made (:func:`auditor.report._html_data.data_block`),
+  against the whole document as one ``json.dumps`` text, then ``gzip.compress``: the same document
+  once decoded, with the string table's indexes resolved (the keys' order and the table's
+  numbering differ; the script parses the whole document).
+- The HTML page as parts (:func:`auditor.report.html.chunks`) against the block printed into the
+  template's text: the same bytes around the block.
 - The SARIF log with its results encoded in batches (:func:`auditor.report.sarif.chunks`)
-  against the whole log's text."""
+  against the whole log's text: the same bytes."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ import base64
 import dataclasses
 import gzip
 import json
+import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +29,8 @@ from hypothesis import strategies as st
 from auditor.audit.findings import SEVERITIES, AuditResult, Finding, RuleInfo, WaiverInfo
 from auditor.inert import inert_json
 from auditor.report import STREAMED, RenderOptions, _html_data, html, render, sarif, write
-from auditor.report._html_data import _evidence, data_block
-from auditor.report._sanitize import xml_text
+from auditor.report._html_data import EV_PRE, EV_RICH, EV_TEXT, data_block, rich_tree
+from auditor.report._sanitize import looks_like_html, scalar_text, xml_text
 from auditor.report.html import STATUSES, FindingView, ResourceRow, RuleGroup
 from tests.report_fixtures import make_result, synthetic_result
 
@@ -43,12 +47,21 @@ def _reference_block(
     def opt(text: str | None) -> int:
         return s(xml_text(text)) if text else -1
 
-    class _Table:  # the old string table's interface for _evidence
-        def put(self, text: Any) -> int:
-            return s(xml_text(text))
+    def evidence(value: dict[Any, Any]) -> list[list[Any]]:  # the old _evidence
+        out: list[list[Any]] = []
+        for key, v in value.items():
+            k = s(xml_text(str(key)))
+            if isinstance(v, str):
+                if looks_like_html(v):
+                    out.append([k, EV_RICH, rich_tree(v)])
+                else:
+                    out.append([k, EV_TEXT, s(xml_text(v))])
+            elif isinstance(v, dict | list | tuple):
+                out.append([k, EV_PRE, _old_inert_json(v)])
+            else:
+                out.append([k, EV_TEXT, s(xml_text(_old_scalar(v)))])
+        return out
 
-    table: Any = _Table()
-    table.index = index
     col: dict[str, list[Any]] = {k: [] for k in _html_data.COLUMNS}
     sev_of = {name: i for i, name in enumerate(SEVERITIES)}
     status_of = {name: i for i, name in enumerate(statuses)}
@@ -68,7 +81,7 @@ def _reference_block(
             col["res"].append(s(xml_text(f.resourceId)))
             col["nm"].append(opt(view.name))
             col["m"].append(s(xml_text(f.message)))
-            col["ev"].append(_evidence(f.evidence, table) if f.evidence else 0)
+            col["ev"].append(evidence(f.evidence) if f.evidence else 0)
             col["fp"].append(xml_text(f.fingerprint))
             col["src"].append(opt(f.source))
             col["ln"].append(-1 if f.line is None else f.line)
@@ -110,6 +123,66 @@ def _reference_block(
     raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), check_circular=False)
     packed = gzip.compress(raw.encode("utf-8"), compresslevel=6, mtime=0)
     return base64.b64encode(packed).decode("ascii"), len(col["n"])
+
+
+def _old_inert_json(value: Any) -> Any:
+    """``_inert_json`` as it was (HEAD ce0e6ad)."""
+    if isinstance(value, str):
+        return xml_text(value)
+    if isinstance(value, dict):
+        return {_old_inert_json(str(k)): _old_inert_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_old_inert_json(v) for v in value]
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return xml_text(str(value))
+
+
+def _old_scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return scalar_text(value) if isinstance(value, float) else str(value)
+    return str(value)
+
+
+def _decoded(block: str) -> dict[str, Any]:
+    """A data block as the script reads it: one gzip member, then JSON. Non-finite numbers, which
+    JSON has not, are read as null: the old block wrote ``NaN`` (which made the script's
+    ``JSON.parse`` fail: the new one writes null)."""
+    unpacker = zlib.decompressobj(31)
+    raw = unpacker.decompress(base64.b64decode(block, validate=True))
+    assert unpacker.eof and not unpacker.unused_data  # one member, whole
+    doc: dict[str, Any] = json.loads(raw, parse_constant=lambda _: None)
+    return doc
+
+
+def _resolved(block: str) -> dict[str, Any]:
+    """The decoded document with every string-table index replaced by its text (and the string
+    table itself, whose order is the encoder's, left out)."""
+    doc = _decoded(block)
+    table = doc.pop("s")
+
+    def text(i: int) -> str | None:
+        return None if i == -1 else table[i]
+
+    def item(key: int, kind: int, value: Any) -> list[Any]:
+        return [table[key], kind, table[value] if kind == EV_TEXT else value]
+
+    f = doc["f"]
+    for key in ("r", "res", "nm", "m", "src", "at", "loc", "rem"):
+        f[key] = [text(i) for i in f[key]]
+    f["refs"] = [[table[i] for i in refs] if refs else refs for refs in f["refs"]]
+    f["ev"] = [[item(*it) for it in ev] if ev else ev for ev in f["ev"]]
+    doc["res"] = [[table[a], table[b], text(c), at] for a, b, c, at in doc["res"]]
+    doc["priv"] = [
+        [*(table[i] for i in row[:5]), [table[i] for i in row[5]]] for row in doc["priv"]
+    ]
+    doc["f"] = dict(f)  # (the columns in display order either way)
+    assert list(f) == list(_html_data.COLUMNS)
+    return doc
 
 
 class _Source(str):
@@ -197,9 +270,13 @@ def test_data_block_equals_the_whole_document_compressed_at_once(
     priv = privileged if with_privileged else None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_html_data, "BATCH", batch)
-        assert data_block(groups, resources, STATUSES, priv) == _reference_block(
-            groups, resources, STATUSES, priv
-        )
+        patch.setattr(_html_data, "_PART", batch * 8)  # many parts for the compressor
+        new, count = data_block(groups, resources, STATUSES, priv)
+    old, old_count = _reference_block(groups, resources, STATUSES, priv)
+    assert count == old_count
+    assert _resolved(new) == _resolved(old)
+    table = _decoded(new)["s"]
+    assert len(table) == len(set(table)) == len(_decoded(old)["s"])  # each text once, no more
 
 
 def test_a_large_block_equals_the_whole_document_compressed_at_once() -> None:
@@ -217,9 +294,12 @@ def test_a_large_block_equals_the_whole_document_compressed_at_once() -> None:
         group.findings.append(view)
         row.findings.append(view)
     block = data_block([group], [row], STATUSES)
-    assert block == _reference_block([group], [row], STATUSES)
+    old = _reference_block([group], [row], STATUSES)
+    assert block[1] == old[1]
+    assert _resolved(block[0]) == _resolved(old[0])
     doc = json.loads(gzip.decompress(base64.b64decode(block[0])))
     assert len(doc["f"]["n"]) == block[1] == 3 * _html_data.BATCH + 7
+    assert list(doc) == ["v", "sevs", "sts", "f", "w", "res", "priv", "s"]  # the table last
 
 
 # The HTML page and the SARIF log written as parts, against the whole page and log of before.
@@ -249,7 +329,7 @@ def _whole_page(result: AuditResult, options: RenderOptions) -> bytes:
     context = html.build_context(result, options)
     privileged_total = sum(len(rows) for rows in context["privileged"].values())
     privileged_static = privileged_total <= html.STATIC_ROWS
-    data, _ = data_block(
+    data, _ = _reference_block(
         context["groups"],
         context["resources"],
         STATUSES,
@@ -271,14 +351,26 @@ def _whole_page(result: AuditResult, options: RenderOptions) -> bytes:
     return env.get_template("report.html.j2").render(context).encode("utf-8")
 
 
+_BLOCK = re.compile(rb'(<template id="report-data" data-format="[^"]+"[^>]*>)([^<]*)(</template>)')
+
+
 @pytest.mark.parametrize("include_passed", [False, True])
 def test_html_parts_equal_the_whole_page(results: list[AuditResult], include_passed: bool) -> None:
+    """The page around the block has the old bytes; the block, its parts made as it is
+    compressed, the old document."""
     options = RenderOptions(include_passed=include_passed)
     for result in results:
         parts = list(html.chunks(result, options))
-        assert len(parts) == 3  # before the data block, the block, after it
-        assert b"".join(parts) == _whole_page(result, options)
-        assert render(result, "html", None, options) == b"".join(parts)
+        page = b"".join(parts)
+        new, old = _BLOCK.search(page), _BLOCK.search(_whole_page(result, options))
+        assert new is not None and old is not None
+        assert parts[0].endswith(new.group(1)) and parts[-1].startswith(new.group(3))
+        assert b"".join(parts[1:-1]) == new.group(2)  # the block's parts, nothing else
+        assert page[: new.start(2)] + page[new.end(2) :] == (
+            old.string[: old.start(2)] + old.string[old.end(2) :]
+        )
+        assert _resolved(new.group(2).decode()) == _resolved(old.group(2).decode())
+        assert render(result, "html", None, options) == page
 
 
 def _whole_log(result: AuditResult, options: RenderOptions) -> bytes:
@@ -308,3 +400,88 @@ def test_html_and_sarif_are_written_as_parts(results: list[AuditResult], tmp_pat
     for fmt in ("html", "sarif"):
         write(results[1], fmt, tmp_path / fmt)
         assert (tmp_path / fmt).read_bytes() == render(results[1], fmt)
+
+
+# The HTML data block's helpers: the string table's lookups, inert JSON kept as it is, the
+# compressor, and the report's order.
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=_text | st.text(st.sampled_from("\t\n\r\x1b\u202e\ud800a<"), max_size=6))
+def test_an_inert_text_stays_itself(text: str) -> None:
+    """The string table finds a text by one lookup before making it inert: right because a text
+    already made inert is unchanged when made inert again."""
+    once = xml_text(text)
+    assert xml_text(once) == once
+    table = _html_data._Strings()
+    at = table.put(text)
+    assert table.put(once) == at == table.put_all([once, text])[1]
+    assert table.opt_all([text, once]) == ([at, at] if text else [-1, -1])
+    assert list(table.index) == [once]
+
+
+class _Masked:
+    def __str__(self) -> str:
+        return "**********"
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=_json | st.lists(_text, max_size=4) | st.dictionaries(_text, _text, max_size=4))
+def test_inert_json_is_the_old_inert_json(value: Any) -> None:
+    """Lists and objects of printable plain strings are kept as they are, the rest rebuilt: the
+    same JSON as before either way."""
+    new = _html_data._encode(_html_data._inert_json(value))
+    old = json.dumps(_old_inert_json(value), ensure_ascii=False)
+    assert json.loads(new, parse_constant=lambda _: None) == json.loads(
+        old, parse_constant=lambda _: None
+    )
+
+
+def test_inert_json_shows_unknown_objects_and_subclasses_by_str() -> None:
+    class Tag(str):
+        pass
+
+    secret = _Masked()
+    value = {"a": ["x", secret], "b": {"k": secret}, "c": (Tag("t"), "u"), 1: "one"}
+    doc = json.loads(_html_data._encode(_html_data._inert_json(value)))
+    assert doc == {"a": ["x", str(secret)], "b": {"k": str(secret)}, "c": ["t", "u"], "1": "one"}
+    assert _html_data._inert_json(["plain", "list"]) == ["plain", "list"]
+    assert _html_data._inert_json(["\x1b"]) == ["\\x1b"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    parts=st.lists(
+        st.binary(max_size=300) | st.sampled_from([b"", b"{", b"a" * 5000]), max_size=12
+    ),
+    part=st.sampled_from([1, 7, 1 << 18]),
+)
+def test_the_block_is_one_gzip_stream_of_its_parts(parts: list[bytes], part: int) -> None:
+    """Parts compressed as they come, then base64-encoded as they come: the text of the whole
+    document gzipped at once (one member, which ``DecompressionStream`` reads)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_html_data, "_PART", part)
+        text = b"".join(_html_data._base64(_html_data._compressed(iter(parts))))
+    whole = gzip.compress(b"".join(parts), _html_data.LEVEL, mtime=0)
+    assert text == base64.b64encode(whole)
+
+
+def test_the_report_orders_resources_as_before(results: list[AuditResult]) -> None:
+    """Resources by their failing findings (counted as the findings are read), then id; each
+    resource's findings by status, severity and id (sorted only when there are two or more)."""
+    for result in results:
+        for include_passed in (False, True):
+            context = html.build_context(result, RenderOptions(include_passed=include_passed))
+            rows: list[ResourceRow] = context["resources"]
+            assert rows
+            old_keys = [
+                (-sum(1 for v in r.findings if v.f.status == "fail"), r.resource.lower())
+                for r in rows
+            ]
+            assert old_keys == sorted(old_keys)
+            for r in rows:
+                keys = [html._sort_key(v.f) for v in r.findings]
+                assert keys == sorted(keys)
+            assert context["resources_failing"] == sum(
+                1 for r in rows if any(v.f.status == "fail" for v in r.findings)
+            )

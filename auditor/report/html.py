@@ -13,8 +13,8 @@ The listed findings (and, in a large estate, the privileged principals) travel a
 data block (:mod:`auditor.report._html_data`) that the page's script draws a page of rows at a
 time, so the report of a million role assignments stays near 15 MB and opens in seconds; up to
 :data:`STATIC_ROWS` findings are also written as markup for a browser without JavaScript. The page
-is written in three parts (:func:`chunks`: before the block, the block, after it), so the block is
-never copied into the page's text.
+is written in parts (:func:`chunks`: before the block, the block as it is made and compressed,
+after it), so the block is never held whole nor copied into the page's text.
 
 Untrusted text is escaped and made inert (control characters and invisible bidi and format
 characters shown as ``\\x1b`` or ``<U+202E>``: every value a template prints passes
@@ -70,7 +70,7 @@ STATUS_ORDER = {"fail": 0, "unknown": 1, "baselined": 2, "waived": 3, "pass": 4}
 STATUSES = ("fail", "unknown", "baselined", "waived", "pass")
 
 
-@dataclass
+@dataclass(slots=True)
 class FindingView:
     n: int
     f: Finding
@@ -88,7 +88,7 @@ class FindingView:
         return Markup(details_html(self.f, self.rule))
 
 
-@dataclass
+@dataclass(slots=True)
 class RuleGroup:
     rule: RuleInfo
     findings: list[FindingView] = field(default_factory=list)
@@ -118,7 +118,7 @@ class PassedRow:
     count: int
 
 
-@dataclass
+@dataclass(slots=True)
 class ResourceRow:
     resource: str
     resourceType: str
@@ -265,6 +265,7 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     resources: dict[str, ResourceRow] = {}
     views: list[FindingView] = []
     passed: Counter[tuple[str, str]] = Counter()
+    failing_on: dict[str, int] = {}  # failing findings per resource
     include_passed = options.include_passed
     names = result.names
     findings = result.findings
@@ -287,10 +288,10 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
             # passes are counted, not listed: a large estate has millions of them
             passed[(f.ruleId, f.resourceType)] += 1
             continue
-        if status == "fail" and (
-            group.worst is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[group.worst]
-        ):
-            group.worst = f.severity
+        if status == "fail":
+            failing_on[f.resourceId] = failing_on.get(f.resourceId, 0) + 1
+            if group.worst is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[group.worst]:
+                group.worst = f.severity
         row = resources.get(f.resourceId)
         if row is None:
             label = describe(f.resourceId, names)
@@ -326,11 +327,11 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         ),
     )
     resource_rows = sorted(
-        resources.values(),
-        key=lambda r: (-sum(1 for v in r.findings if v.f.status == "fail"), r.resource.lower()),
+        resources.values(), key=lambda r: (-failing_on.get(r.resource, 0), r.resource.lower())
     )
     for row in resource_rows:
-        row.findings.sort(key=lambda v: _sort_key(v.f))
+        if len(row.findings) > 1:  # (most resources of a large estate list one finding)
+            row.findings.sort(key=lambda v: _sort_key(v.f))
 
     summary = result.summary()
     judged = result.judged
@@ -365,9 +366,7 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         "groups": ordered_groups,
         "top_groups": [g for g in ordered_groups if g.failing][:10],
         "resources": resource_rows,
-        "resources_failing": sum(
-            1 for r in resource_rows if any(v.f.status == "fail" for v in r.findings)
-        ),
+        "resources_failing": len(failing_on),
         "rules": sorted(rules.values(), key=lambda r: r.id),
         "rule_ids": sorted(groups),
         "waivers": waiver_rows,
@@ -484,31 +483,26 @@ made inert)."""
 def chunks(
     result: AuditResult, options: RenderOptions, *, _legacy: bool = False
 ) -> Iterator[bytes]:
-    """The bytes of :func:`render` as parts: the page before the data block, the block, the page
-    after it (the block, most of a large report, is never copied into the page's text)."""
+    """The bytes of :func:`render` as parts: the page before the data block, the block as it is
+    made and compressed (:func:`~auditor.report._html_data.packed_parts`), the page after it (the
+    block, most of a large report, is never held whole nor copied into the page's text)."""
     from markupsafe import Markup
 
-    from auditor.report._html_data import FORMAT, packed_block
+    from auditor.report._html_data import FORMAT, packed_parts
 
     env = environment()
     script = asset("report.js")
     context = build_context(result, options)
     privileged_total = sum(len(rows) for rows in context["privileged"].values())
     privileged_static = _legacy or privileged_total <= STATIC_ROWS
-    packed = None
-    if not _legacy:
-        packed, _ = packed_block(
-            context["groups"],
-            context["resources"],
-            STATUSES,
-            None if privileged_static else context["privileged"],
-        )
+    groups, resources = context["groups"], context["resources"]
+    privileged = None if privileged_static else context["privileged"]
     context.update(
         css=Markup(asset("report.css")),
         script=Markup(script),
         csp=content_security_policy(script),
         Markup=Markup,
-        data=Markup("" if packed is None else _DATA),
+        data=Markup("" if _legacy else _DATA),
         data_format=FORMAT,
         legacy=_legacy,
         static_rows=_legacy or context["total"] <= STATIC_ROWS,
@@ -518,7 +512,7 @@ def chunks(
     )
     page = env.get_template("report.html.j2").render(context)
     del context
-    if packed is None:
+    if _legacy:
         yield page.encode("utf-8")
         return
     head, mark, tail = page.partition(_DATA)
@@ -527,5 +521,5 @@ def chunks(
         raise AssertionError("the HTML template must print the data block once")
     yield head.encode("utf-8")
     del head
-    yield packed
+    yield from packed_parts(groups, resources, STATUSES, privileged)
     yield tail.encode("utf-8")
