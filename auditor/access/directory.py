@@ -31,23 +31,28 @@ class Directory:
         self._members: dict[str, list[str]] | None = None
         self._transitive: dict[str, dict[str, str]] = {}
         self._paths: dict[tuple[str, str], tuple[str, ...]] = {}
-        add = self.add
         entries = self._entries
         member_of = self._member_of
-        keys: dict[str, str] = {}  # group ids repeat (and the loader shares them)
+        display = self._display
+        intern = sys.intern
+        keys: dict[str, str] = {}  # group ids as written -> keys (they repeat)
         for record in principals:
             raw = record.id
             if raw is None:
                 continue
-            key = add(raw)
-            if key not in entries:
-                entries[key] = record
-            if record.memberOf:
+            key = raw.lower()
+            if key not in display:  # :meth:`add`, inlined (a large directory's every entry)
+                display[intern(key)] = key if key == raw else raw
+            entries.setdefault(key, record)
+            groups_raw = record.memberOf
+            if groups_raw:
                 groups: list[str] = []
-                for raw in record.memberOf:
+                for raw in groups_raw:
                     group = keys.get(raw)
                     if group is None:
-                        group = keys[raw] = add(raw)
+                        group = keys[raw] = raw.lower()
+                        if group not in display:
+                            display[intern(group)] = group if group == raw else raw
                     groups.append(group)
                 previous = member_of.get(key)
                 if previous:

@@ -266,9 +266,6 @@ class Indexes:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        self.scopes = ScopeTree(snapshot.hierarchy)
-        self.directory = Directory(snapshot.principals)
-        self.catalogue = Catalogue(role_definitions(snapshot))  # no pydantic when it can
         self.assignments: list[AssignmentEntry] = []
         self.principal_keys: list[str] = []
         """Every principal key some role assignment names, numbered in order of first
@@ -300,6 +297,11 @@ class Indexes:
         enabled = gc.isenabled()
         gc.disable()  # the build allocates millions of containers and creates no cycles
         try:
+            # the directory too: a large estate's hundred thousand principals (tuples, dicts)
+            # would otherwise trigger a full collection of everything the loader made
+            self.scopes = ScopeTree(snapshot.hierarchy)
+            self.directory = Directory(snapshot.principals)
+            self.catalogue = Catalogue(role_definitions(snapshot))  # no pydantic when it can
             self._build_assignments(snapshot.roleAssignments)
             self._build_denies(snapshot.denyAssignments)
             self.deny_subjects = frozenset(self.deny_naming) | frozenset(self.deny_excluding)

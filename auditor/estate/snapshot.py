@@ -31,8 +31,8 @@ from auditor.estate.records import (
     DirectoryPrincipalRecord,
     HierarchyRecord,
     RoleAssignmentRecord,
+    batch_sharer,
     intern_strings,
-    string_sharer,
 )
 from auditor.model.unknown_fields import (
     drop_from_unknown,
@@ -370,6 +370,8 @@ _CHUNK_BYTES = 32 << 20
 """Sections larger than this decode in chunks, each interned before the next is decoded, so the
 duplicate strings of a million records never exist all at once (lower peak memory)."""
 _CHUNK_ITEMS = 20_000
+_SHARE_ITEMS = 256
+"""Records decoded before their strings are shared (they are still in the processor's caches)."""
 
 
 def _decode_bulk(
@@ -412,12 +414,12 @@ def _decode_chunked(
     key: str, cls: type[Any], raw: msgspec.Raw | list[msgspec.Raw], pager: Pager | None
 ) -> list[Any]:
     parts = raw if isinstance(raw, list) else msgspec.json.decode(raw, type=list[msgspec.Raw])
-    # one item at a time: cheaper than joining each chunk's items into a new JSON array, and
-    # each record's strings are shared while it is fresh in the processor's caches
+    # one item at a time: cheaper than joining each chunk's items into a new JSON array; the
+    # records' strings are shared a few hundred at a time, while they are fresh in the
+    # processor's caches
     decode = msgspec.json.Decoder(cls).decode
-    share = string_sharer(key)
+    share = batch_sharer(key)
     records: list[Any] = []
-    append = records.append
     first = -1  # where the first item starts in the mapped file
     consumed = 0
     for start in range(0, len(parts), _CHUNK_ITEMS):
@@ -425,10 +427,10 @@ def _decode_chunked(
         if share is None:
             records.extend(map(decode, chunk))
         else:
-            for part in chunk:
-                record = decode(part)
-                share(record)
-                append(record)
+            for at in range(0, len(chunk), _SHARE_ITEMS):
+                fresh = list(map(decode, chunk[at : at + _SHARE_ITEMS]))
+                share(fresh)
+                records += fresh
         if pager is not None and start + _CHUNK_ITEMS < len(parts):
             # give back the pages of the items decoded so far: from the first item (found once
             # by its head) on, at least their lengths (the commas and blanks between them are
