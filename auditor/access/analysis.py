@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Any, Literal
 
 from auditor.access.catalogue import CompiledPermission, RoleEntry
+from auditor.access.conditions import Cond
 from auditor.access.decision import AccessRequest, decide
 from auditor.access.globs import covers, intersects
 from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes
@@ -73,6 +74,8 @@ def _type_of(ix: Indexes, key: str, hint: str | None = None) -> str | None:
 
 _NO_PRINCIPALS: dict[str, tuple[AssignmentEntry, ...]] = {}
 _COND = attrgetter("cond")
+_ROLE = attrgetter("role")
+_PRINCIPAL = attrgetter("principal")
 
 
 def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[str]) -> bool:
@@ -89,6 +92,13 @@ def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[
                 if entry.role in roles:
                     return True
     return False
+
+
+def _holders(ix: Indexes, scope: str, roles: frozenset[str]) -> frozenset[str]:
+    """The principal keys holding one of ``roles`` at ``scope`` itself (:func:`_holds_role` asks
+    whether one of a principal's identities is among those of its scope chain)."""
+    bucket = ix.by_scope.get(scope, ())  # in C: the assignments there whose role is one of them
+    return frozenset(map(_PRINCIPAL, compress(bucket, map(roles.__contains__, map(_ROLE, bucket)))))
 
 
 def _cond_text(entry: AssignmentEntry) -> str | None:
@@ -168,6 +178,8 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
     graph = nx.DiGraph()
     # (principal key, scope key) -> [(assignment entry, assignee)]
     candidates: dict[tuple[str, str], list[AssignmentEntry]] = {}
+    linked_roles: set[str] = set()
+    linked: dict[str, list[str]] = {}  # per assignee: its members that are not groups
     for level, bucket in ix.by_scope.items():
         if not ScopeTree.is_hierarchy_level(level):
             continue
@@ -180,23 +192,39 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
             graph.add_edge(("p", assignee), ra_node)
             role_node = ("role", entry.role)
             graph.add_edge(ra_node, role_node)
-            for action, perm in roles[entry.role]:
-                perm_node = ("perm", entry.role, perm.index)
-                graph.add_edge(role_node, perm_node)
-                graph.add_edge(perm_node, ("op", action))
+            # a role's and a group's edges are added once (adding an edge again changes nothing)
+            if entry.role not in linked_roles:
+                linked_roles.add(entry.role)
+                for action, perm in roles[entry.role]:
+                    perm_node = ("perm", entry.role, perm.index)
+                    graph.add_edge(role_node, perm_node)
+                    graph.add_edge(perm_node, ("op", action))
             towards = directory.transitive_members(assignee)
-            for member, nxt in towards.items():
-                graph.add_edge(("p", member), ("p", nxt))
+            people = linked.get(assignee)
+            if people is None:
+                for member, nxt in towards.items():
+                    graph.add_edge(("p", member), ("p", nxt))
+                people = linked[assignee] = [m for m in towards if not _is_group(ix, m, None)]
             hint = entry.record.properties.principalType
-            members = [m for m in towards if not _is_group(ix, m, None)]
+            members = list(people)
             if not _is_group(ix, assignee, hint) or not towards:
                 members.append(assignee)
             for member in members:
                 candidates.setdefault((member, level), []).append(entry)
     results: list[Escalation] = []
-    for (member, level), entries in sorted(candidates.items()):
-        chain = ix.scopes.chain(level)
-        if _holds_role(ix, member, chain, ADMIN_ROLES):
+    admins: dict[str, frozenset[str]] = {}  # per scope: who holds an administrator role there
+    for member, level in sorted(candidates):
+        entries = candidates[(member, level)]
+        identities = directory.identities(member)
+        held = False
+        for at in ix.scopes.chain(level):
+            holders = admins.get(at)
+            if holders is None:
+                holders = admins[at] = _holders(ix, at, ADMIN_ROLES)
+            if holders and not holders.isdisjoint(identities):
+                held = True  # what _holds_role says, with each scope's holders found once
+                break
+        if held:
             continue
         shown_scope = ix.scopes.display(level)
         verdicts = {
@@ -333,61 +361,88 @@ def _planes(role: RoleEntry | None, pattern: str) -> list[bool]:
     ]
 
 
+def _bypass_plan(
+    ix: Indexes, guid: str, cond: Cond
+) -> tuple[list[str], list[tuple[str, list[bool]]]]:
+    """The operations a condition on role ``guid`` targets (sorted), and those the role grants
+    with the planes it grants them in."""
+    role = ix.catalogue.role(guid)
+    targets = sorted(cond.targeted_actions, key=str.lower)
+    if not targets and role is not None:
+        targets = sorted(
+            {p for perm in role.permissions for d in (False, True) for p in perm.patterns(d)},
+            key=str.lower,
+        )
+    planned = [(t, _planes(role, t)) for t in targets]
+    return targets, [(t, planes) for t, planes in planned if planes]
+
+
+def _grants_above(ix: Indexes, entry: AssignmentEntry) -> list[tuple[str, AssignmentEntry]]:
+    """The assignments to one of the identities of ``entry``'s principal at its scope or above,
+    each with that identity: identities in order, then the scope nearest first."""
+    at_scope = ix.at_scope
+    levels = [found for level in ix.scopes.chain(entry.scope) if (found := at_scope.get(level))]
+    return [
+        (identity, other)
+        for identity in sorted(ix.directory.identities(entry.principal))
+        for principals in levels
+        for other in principals.get(identity, ())
+    ]
+
+
 def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
     """RBAC-012 candidates. A conditioned assignment targets the operations of its condition's
     ``ActionMatches``; a condition without one targets every operation of the role. Conditions that
     cannot be used (RBAC-011) are skipped."""
     directory = ix.directory
-    at_scope = ix.at_scope
     results: list[BypassedCondition] = []
+    # what depends only on the role and the condition is found once for each (a million
+    # assignments hold a few thousand conditioned ones, most of them alike): the targeted
+    # operations, what another role grants of them
+    plans: dict[tuple[str, Cond], tuple[list[str], list[tuple[str, list[bool]]]]] = {}
+    granted: dict[tuple[str, str, Cond], tuple[str, ...]] = {}
     # the conditioned assignments (a few of a million) found in C
     for entry in compress(ix.assignments, map(_COND, ix.assignments)):
         cond = entry.cond
         if cond is None or cond.problem is not None:
             continue
-        role = ix.catalogue.role(entry.role)
-        targets = sorted(cond.targeted_actions, key=str.lower)
-        if not targets and role is not None:
-            targets = sorted(
-                {p for perm in role.permissions for d in (False, True) for p in perm.patterns(d)},
-                key=str.lower,
-            )
-        planned = [(t, _planes(role, t)) for t in targets]
-        planned = [(t, planes) for t, planes in planned if planes]
+        plan = plans.get((entry.role, cond))
+        if plan is None:
+            plan = plans[(entry.role, cond)] = _bypass_plan(ix, entry.role, cond)
+        targets, planned = plan
         if not planned:
             continue
-        chain = ix.scopes.chain(entry.scope)
-        for identity in sorted(directory.identities(entry.principal)):
-            for level in chain:
-                for other in at_scope.get(level, _NO_PRINCIPALS).get(identity, ()):
-                    if other is entry or other.cond is not None:
-                        continue
-                    other_role = ix.catalogue.role(other.role)
-                    if other_role is None:
-                        continue
-                    free = [p for p in other_role.permissions if p.cond is None]
-                    ops = tuple(
-                        t
-                        for t, planes in planned
-                        if any(_grants_pattern(p, t, d) for p in free for d in planes)
-                    )
-                    if not ops:
-                        continue
-                    path = directory.group_path(entry.principal, identity)
-                    results.append(
-                        BypassedCondition(
-                            roleAssignmentId=entry.id,
-                            principalId=directory.display(entry.principal),
-                            scope=entry.record.properties.scope or "/",
-                            condition=cond.text,
-                            targetedActions=tuple(targets),
-                            bypassingAssignmentId=other.id,
-                            bypassingScope=other.record.properties.scope or "/",
-                            bypassingRoleName=other_role.name,
-                            via=tuple(directory.display(k) for k in path),
-                            operations=ops,
-                        )
-                    )
+        for identity, other in _grants_above(ix, entry):
+            if other is entry or other.cond is not None:
+                continue
+            other_role = ix.catalogue.role(other.role)
+            if other_role is None:
+                continue
+            ops = granted.get((other.role, entry.role, cond))
+            if ops is None:
+                free = [p for p in other_role.permissions if p.cond is None]
+                ops = granted[(other.role, entry.role, cond)] = tuple(
+                    t
+                    for t, planes in planned
+                    if any(_grants_pattern(p, t, d) for p in free for d in planes)
+                )
+            if not ops:
+                continue
+            path = directory.group_path(entry.principal, identity)
+            results.append(
+                BypassedCondition(
+                    roleAssignmentId=entry.id,
+                    principalId=directory.display(entry.principal),
+                    scope=entry.record.properties.scope or "/",
+                    condition=cond.text,
+                    targetedActions=tuple(targets),
+                    bypassingAssignmentId=other.id,
+                    bypassingScope=other.record.properties.scope or "/",
+                    bypassingRoleName=other_role.name,
+                    via=tuple(directory.display(k) for k in path),
+                    operations=ops,
+                )
+            )
     return results
 
 
@@ -480,8 +535,10 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
         if not candidates:
             continue
         shapes = frozenset(sid_of[id(d)] for d in candidates)
-        for entry in bucket:
-            guid = entry.role
+        # the roles of the bucket whose every glob the denies could block: decided once per role
+        # here, and only their assignments read one by one (found in C)
+        blockable: set[str] = set()
+        for guid in set(map(_ROLE, bucket)):
             patterns = role_patterns.get(guid)
             if patterns is None:
                 role = catalogue.role(guid)
@@ -504,8 +561,13 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
                 for deny in candidates:
                     covered |= mask(guid, deny)
                 ok = possible[pkey] = covered == (1 << len(patterns)) - 1
-            if not ok:
-                continue
+            if ok:
+                blockable.add(guid)
+        if not blockable:
+            continue
+        for entry in compress(bucket, map(blockable.__contains__, map(_ROLE, bucket))):
+            guid = entry.role
+            patterns = role_patterns[guid]
             identities = directory.identities(entry.principal)
             denies = tuple(
                 d

@@ -45,7 +45,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from auditor.access.analysis import PRIVILEGED_ROLES
@@ -57,11 +56,6 @@ if TYPE_CHECKING:
     from auditor.access.engine import AccessEngine
     from auditor.estate.snapshot import Snapshot
 
-_PRINCIPAL = attrgetter("principal")
-_CONDITION = attrgetter("record.properties.condition")
-_CONDITION_VERSION = attrgetter("record.properties.conditionVersion")
-_SCOPE = attrgetter("scope")
-_ROLE = attrgetter("role")
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
 ROLE_DEFINITIONS = "Cloud.Authorization/roleDefinitions"
 DENY_ASSIGNMENTS = "Cloud.Authorization/denyAssignments"
@@ -178,6 +172,7 @@ class AssignmentRows:
     _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
     _codes: dict[str, tuple[Sequence[int], list[Any]]] = field(default_factory=dict)
     _principal_args: tuple[list[Any], tuple[list[str], list[Any], list[Any]]] | None = None
+    _shown: dict[frozenset[str], tuple[Any, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.engine.indexes.assignments)
@@ -196,11 +191,13 @@ class AssignmentRows:
         return found
 
     def _make_column(self, facet: str) -> list[Any]:
+        # the fields read by comprehensions (in 3.11 faster than map(attrgetter) over a
+        # million records); each distinct scope's kind found once
         entries = self._ix.assignments
         if facet == "role":
-            return list(map(_ROLE, entries))
-        if facet == "scopeLevel":  # in C: each distinct scope's kind found once
-            scopes = list(map(_SCOPE, entries))
+            return [entry.role for entry in entries]
+        if facet == "scopeLevel":
+            scopes = [entry.scope for entry in entries]
             kinds = {scope: ScopeTree.kind(scope) for scope in dict.fromkeys(scopes)}
             return list(map(kinds.__getitem__, scopes))
         # a key that is a pair is made once per distinct pair and shared by every assignment
@@ -214,9 +211,9 @@ class AssignmentRows:
                 codes, distinct_keys = numbered
                 return list(map(distinct_keys.__getitem__, codes))
         if facet == "principal":
-            # the principals in C; a Python step only for those the directory gives no type
+            # a Python step beyond reading the keys only for those the directory gives no type
             typed = {k for k, r in self._ix.directory.entries() if r.type}
-            keys: list[Any] = list(map(_PRINCIPAL, entries))
+            keys: list[Any] = [entry.principal for entry in entries]
             distinct = set(keys)
             untyped = distinct.difference(typed)
             for index in compress(range(len(keys)), map(untyped.__contains__, keys)):
@@ -226,10 +223,10 @@ class AssignmentRows:
             self._keysets[facet] = [*distinct, *shared.values()]
             return keys
         if facet == "condition":
-            # in C: most assignments have neither a condition nor a version; a Python step only
-            # for those that have one of them
-            conditions = list(map(_CONDITION, entries))
-            versions = list(map(_CONDITION_VERSION, entries))
+            # most assignments have neither a condition nor a version; a Python step beyond
+            # reading them only for those that have one of them
+            conditions = [entry.record.properties.condition for entry in entries]
+            versions = [entry.record.properties.conditionVersion for entry in entries]
             out: list[Any] = [_NO_CONDITION_KEY] * len(entries)
             has = map(operator.is_not, conditions, repeat(None))
             if versions.count(None) != len(versions):  # a version alone counts too (rare)
@@ -331,6 +328,8 @@ class AssignmentRows:
             found = self._principal_codes()
             if found is not None:
                 self._codes[facet] = found
+        if found is None and facet == "condition":
+            found = self._codes[facet] = self._condition_codes()
         if found is None:
             keys = self._distinct(facet)
             number = {key: n for n, key in enumerate(keys)}
@@ -339,6 +338,26 @@ class AssignmentRows:
             codes = array(typecode, map(number.__getitem__, self.column(facet)))
             found = self._codes[facet] = (codes, keys)
         return found
+
+    def _condition_codes(self) -> tuple[Sequence[int], list[Any]]:
+        """:meth:`facet_codes` of the condition facet: every assignment without a condition or
+        version shares one key object (:meth:`_make_column`), so only the few others are looked
+        up (a million assignments: no million pairs hashed)."""
+        column = self.column("condition")
+        others = list(
+            compress(range(len(column)), map(operator.is_not, column, repeat(_NO_CONDITION_KEY)))
+        )
+        keys = self._keysets.get("condition")
+        if keys is None:
+            distinct = dict.fromkeys(column[index] for index in others)
+            if len(others) < len(column):
+                distinct = {_NO_CONDITION_KEY: None, **distinct}
+            keys = self._keysets["condition"] = list(distinct)
+        number = {key: n for n, key in enumerate(keys)}
+        codes = array(_typecode(len(keys)), [number.get(_NO_CONDITION_KEY, 0)]) * len(column)
+        for index in others:
+            codes[index] = number[column[index]]
+        return codes, keys
 
     def _principal_codes(self) -> tuple[Sequence[int], list[Any]] | None:
         """:meth:`facet_codes` of the principal facet from the numbers the index gave each
@@ -483,6 +502,63 @@ class AssignmentRows:
             **facet("condition", column("condition")[index], index),
         }
 
+    def shown_row(self, index: int, names: frozenset[str]) -> dict[str, Any]:
+        """The fields of :meth:`row` whose case-folded name is in ``names``, with the assignment's
+        own fields (its ``id``, ``name``...) and ``type``, the values :meth:`row` has there (and
+        perhaps more of its fields): what a failing finding's message and evidence read of a row,
+        without making the principal's other fields (its guests as objects...) for each of the
+        tens of thousands of principals that fail a rule. Made once per principal for ``names``."""
+        plan = self._shown.get(names)
+        if plan is None:
+            plan = self._shown[names] = self._shown_plan(names)
+        entries, principals, principal_fields, made, facets = plan
+        record = entries[index].record
+        p = record.properties
+        row: dict[str, Any] = {
+            "type": ROLE_ASSIGNMENTS,
+            "id": record.id or f"roleAssignments[{index}]",
+            "name": record.name or record.id,
+            "scope": p.scope or "/",
+            "roleDefinitionId": p.roleDefinitionId,
+            "condition": p.condition,
+        }
+        if principal_fields:
+            key = principals[index]
+            fields = made.get(key)
+            if fields is None:
+                whole = self._facets.get("principal", {}).get(key)
+                if whole is not None:
+                    fields = whole
+                else:
+                    principal, given = key if isinstance(key, tuple) else (key, None)
+                    record_of = self._ix.directory.entry(principal)
+                    fields = {
+                        _PRINCIPAL_FIELDS[n]: self._field(
+                            principal, given, record_of, _PRINCIPAL_FIELDS[n]
+                        )
+                        for n in principal_fields
+                    }
+                made[key] = fields
+            row.update(fields)
+        for facet, column, cache in facets:
+            key = column[index]
+            found = cache.get(key)
+            row.update(found if found is not None else self._facet(facet, key, index))
+        return row
+
+    def _shown_plan(self, names: frozenset[str]) -> tuple[Any, ...]:
+        """What :meth:`shown_row` reads for ``names``: the assignments, the principal column and
+        fields read, the principals' fields made so far, and each other facet read with its
+        column and its fields made so far (dropped with them by :meth:`keep`)."""
+        principal_fields = tuple(n for n in _PRINCIPAL_FIELDS if n in names)
+        facets = [
+            (f, self.column(f), self._facets.setdefault(f, {}))
+            for f in ("role", "scopeLevel", "condition")
+            if any(ASSIGNMENT_FACETS.get(n) == f for n in names)
+        ]
+        principals = self.column("principal") if principal_fields else ()
+        return self._ix.assignments, principals, principal_fields, {}, facets
+
     def keep(self, paths: Iterable[str]) -> None:
         """Drop the keys and facets made so far that no member path of ``paths`` reads (they are
         made again if read later: nothing changes but the memory held)."""
@@ -498,6 +574,7 @@ class AssignmentRows:
             self._codes.pop(facet, None)
         for facet in [f for f in self._facets if f not in facets]:
             del self._facets[facet]
+        self._shown.clear()
         if "principal" not in facets:
             self._guests = None
             self._principal_args = None
@@ -742,7 +819,7 @@ def subscription_rows(
         for key in keys
     ]
     to_user = list(map(user_key.__getitem__, codes))
-    scopes = list(compress(map(_SCOPE, entries), to_user))
+    scopes = [entry.scope for entry in compress(entries, to_user)]
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
     sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown
     for scope in set(scopes):

@@ -38,7 +38,13 @@ from auditor.audit.findings import (
     fingerprint,
 )
 from auditor.audit.limits import MAX_CHARS, bound_evidence, bound_text
-from auditor.audit.packs import Rule, bind_rule, render_template, template_fields
+from auditor.audit.packs import (
+    Rule,
+    _template_parts,
+    bind_rule,
+    render_template,
+    template_fields,
+)
 from auditor.audit.resources import (
     RESOURCE_KINDS,
     VIEW_TYPES,
@@ -67,6 +73,8 @@ _frozen = False
 
 def format_value(value: Any) -> str:
     """A value as message text: ``not set`` for null, ``true``/``false``, lists joined."""
+    if type(value) is str:  # the common case, first
+        return value
     if value is None:
         return "not set"
     if isinstance(value, bool):
@@ -170,24 +178,32 @@ class _Messages:
         cached = self.constant.get(template)
         if cached is not None:
             return cached
-
-        def lookup(name: str) -> str:
+        # render_template's loop with its lookup inline (tens of thousands of failing findings):
+        # the resource's name and id, the outcome's fields, its evidence, settings, the resource
+        fields = evidence = None
+        if outcome is not None:
+            fields = outcome.fields or None
+            evidence = outcome.evidence or None
+        out: list[str] = []
+        for literal, name in _template_parts(template):
+            out.append(literal)
+            if name is None:
+                continue
             if name == "resourceName":
-                return resource_name
-            if name == "resourceId":
-                return resource_id
-            if outcome is not None:
-                if outcome.fields and name in outcome.fields:
-                    return format_value(outcome.fields[name])
-                if outcome.evidence and name in outcome.evidence:
-                    return format_value(outcome.evidence[name])
-            if name.startswith("settings."):
-                return self._setting(name)
-            if resource is not None:
-                return format_value(get_path(resource.doc, name))
-            return "unknown"
-
-        return render_template(template, lookup)
+                out.append(resource_name)
+            elif name == "resourceId":
+                out.append(resource_id)
+            elif fields is not None and name in fields:
+                out.append(format_value(fields[name]))
+            elif evidence is not None and name in evidence:
+                out.append(format_value(evidence[name]))
+            elif name.startswith("settings."):
+                out.append(self._setting(name))
+            elif resource is not None:
+                out.append(format_value(get_path(resource.doc, name)))
+            else:
+                out.append("unknown")
+        return "".join(out)
 
 
 def _severity(rule: Rule, resource: Resource | None) -> Severity:
@@ -255,6 +271,7 @@ class Engine:
         )
         self.coverage = EstateCoverage(snapshot) if snapshot is not None else None
         self.incomplete_rules: list[IncompleteRule] = []
+        self._sizes: dict[int, Any] = {}
         self.inputs: list[dict[str, Any]] = (
             self.coverage.inputs() if self.coverage is not None else plan_inputs(plan)  # type: ignore[arg-type]
         )
@@ -318,6 +335,7 @@ class Engine:
             else:
                 self._run_within(rules, budget, evaluation, timings)
         finally:
+            self._sizes.clear()
             cache = self.context.cache
             for key in [k for k in cache if k.startswith("transient:")]:
                 del cache[key]
@@ -482,12 +500,19 @@ class Engine:
             return self._finding(rule, part.outcome, part.resource, _NO_SECRETS)
         return part  # type: ignore[no-any-return]
 
-    def _judged(self, rule: Rule, outcome: Outcome, resource: Resource | None) -> Finding | _Later:
+    def _judged(
+        self,
+        rule: Rule,
+        outcome: Outcome,
+        resource: Resource | None,
+        *,
+        sizes: dict[int, Any] | None = None,
+    ) -> Finding | _Later:
         """The finding of an access rule's or a per-run check's outcome; a pass made later (when
-        read) while the run knows no secret value."""
+        read) while the run knows no secret value. ``sizes``: see :meth:`_finding`."""
         if outcome.passed and outcome.unknown is None and not self.context.secrets:
             return _Later(outcome, resource)
-        return self._finding(rule, outcome, resource)
+        return self._finding(rule, outcome, resource, sizes=sizes)
 
     def _outcomes(self, rule: Rule) -> Iterator[Finding | PassBlock | _Pass | _Later]:
         """The findings of one rule, a predicate rule's passes as :class:`_Pass` and bulk passes
@@ -499,11 +524,12 @@ class Engine:
             if skip:
                 return
         if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
+            sizes = self._sizes  # the rows' evidence values are shared and never changed
             for outcome in view_outcomes(rule, self.context):  # access rows (resources.py)
                 if isinstance(outcome, PassMany):
                     yield self._passes(rule, outcome)
                 else:
-                    yield self._judged(rule, outcome, outcome.resource)
+                    yield self._judged(rule, outcome, outcome.resource, sizes=sizes)
             return
         if rule.predicate is not None:
             predicate = rule.predicate
@@ -594,9 +620,13 @@ class Engine:
         outcome: Outcome,
         resource: Resource | None,
         secrets: Collection[str] | None = None,
+        *,
+        sizes: dict[int, Any] | None = None,
     ) -> Finding:
         """The finding of ``outcome``; evidence and texts bounded with ``secrets`` masked (the
-        run's secret values so far when None)."""
+        run's secret values so far when None). ``sizes``: the sizes of evidence values met
+        before, when they are shared and never changed (see
+        :func:`~auditor.audit.limits.bound_evidence`)."""
         if secrets is None:
             secrets = self.context.secrets
         location: str | None
@@ -647,7 +677,7 @@ class Engine:
             severity = _severity(rule, resource) if rule.severity_predicates else info.severity
         evidence = outcome.evidence or _EMPTY
         if evidence is not _EMPTY:
-            evidence = bound_evidence(evidence, secrets)
+            evidence = bound_evidence(evidence, secrets, sizes)
         if len(message) > MAX_CHARS:
             message = bound_text(message, secrets)
         if len(remediation) > MAX_CHARS:

@@ -63,11 +63,19 @@ def _small(value: Any) -> bool:
     return t is not list and t is not dict and t is not tuple
 
 
-def bound_evidence(evidence: dict[str, Any], secrets: Iterable[str] = ()) -> dict[str, Any]:
-    """``evidence`` within the bounds of the module doc (the same object when nothing is cut)."""
+def bound_evidence(
+    evidence: dict[str, Any],
+    secrets: Iterable[str] = (),
+    sizes: dict[int, tuple[Any, int, int, bool]] | None = None,
+) -> dict[str, Any]:
+    """``evidence`` within the bounds of the module doc (the same object when nothing is cut).
+
+    ``sizes``: what :func:`_within` found of each list or object value met before, by ``id``
+    (with the value, which it keeps alive): for evidence whose values are shared by many findings
+    and never changed (the access rows' facets), each is walked once."""
     if len(evidence) <= 16 and all(_small(v) for v in evidence.values()):
         return evidence  # the common case: a few scalars
-    if _within(evidence):
+    if _within(evidence) if sizes is None else _within_shared(evidence, sizes):
         return evidence  # nothing to cut: the cutter would give it back
     cutter = _Cutter(secrets)
     out: dict[str, Any] = cutter.value(evidence, "")
@@ -107,6 +115,60 @@ def _within(evidence: dict[str, Any]) -> bool:
         elif isinstance(value, str | dict | list | tuple):  # a subclass: the cutter decides
             return False
     return True
+
+
+def _within_shared(evidence: dict[str, Any], sizes: dict[int, tuple[Any, int, int, bool]]) -> bool:
+    """:func:`_within` of ``evidence``, its list and object values measured once each (see
+    :func:`bound_evidence`): the sums of values and characters of each are added up."""
+    if type(evidence) is not dict or len(evidence) > MAX_ITEMS:
+        return _within(evidence)
+    values, chars = 1, 0
+    for value in evidence.values():
+        t = type(value)
+        if t is dict or t is list or t is tuple:
+            found = sizes.get(id(value))
+            if found is None or found[0] is not value:
+                found = sizes[id(value)] = (value, *_measure(value))
+            _, n, c, ok = found
+            if not ok:
+                return False
+            values += n
+            chars += c
+        else:
+            values += 1
+            if t is str:
+                chars += len(value)
+                if len(value) > MAX_CHARS:
+                    return False
+            elif isinstance(value, str | dict | list | tuple):
+                return False
+        if values >= MAX_EVIDENCE_VALUES or chars >= MAX_EVIDENCE_CHARS:
+            return False
+    return True
+
+
+def _measure(value: Any) -> tuple[int, int, bool]:
+    """The values and characters :func:`_within` counts in ``value``, and whether it found
+    nothing to cut there (False past the bounds)."""
+    values = chars = 0
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        values += 1
+        if values >= MAX_EVIDENCE_VALUES:
+            return values, chars, False
+        t = type(item)
+        if t is str:
+            chars += len(item)
+            if len(item) > MAX_CHARS or chars >= MAX_EVIDENCE_CHARS:
+                return values, chars, False
+        elif t is dict or t is list or t is tuple:
+            if len(item) > MAX_ITEMS:
+                return values, chars, False
+            stack.extend(item.values() if t is dict else item)
+        elif isinstance(item, str | dict | list | tuple):
+            return values, chars, False
+    return values, chars, True
 
 
 class _Cutter:

@@ -57,9 +57,8 @@ def estate_names(
         if role.properties is not None and role.properties.roleName
     }
     given = {rid for rid in resource_ids if _ASSIGNMENT in rid.lower()}
-    wanted = {rid.lower() for rid in given}
     assignments: dict[str, tuple[str, str]] = {}
-    if wanted:
+    if given:
         records = snapshot.roleAssignments
         found = []
         for rid, location in located:
@@ -80,12 +79,13 @@ def estate_names(
             if {ra.id.lower() for ra in more} != lowered:  # an id given in another case
                 more = [ra for ra in records if ra.id.lower() in lowered]
             found.extend(more)
+        guids: dict[str, str] = {}  # each role definition id's GUID, found once
         for ra in found:
             props = ra.properties
-            assignments[ra.id.lower()] = (
-                props.principalId.lower(),
-                role_guid(props.roleDefinitionId),
-            )
+            guid = guids.get(props.roleDefinitionId)
+            if guid is None:
+                guid = guids[props.roleDefinitionId] = role_guid(props.roleDefinitionId)
+            assignments[ra.id.lower()] = (props.principalId.lower(), guid)
     people: dict[str, str] = {}
     for principal in snapshot.principals:
         if principal.displayName:

@@ -331,26 +331,22 @@ def access_summary(evaluation: Evaluation) -> AccessSummary:
         {s for s in (ScopeTree.subscription_of(k) for k in ix.scopes.known()) if s is not None}
     )
     by_scope = ix.by_scope
-    held: dict[str, list[Any]] = {}  # the privileged assignments at a level, found once
+    # the privileged assignments at a level, each with what the reports show of it, found once
+    # (those at ``/`` and the management groups are listed again under every subscription)
+    held: dict[str, list[tuple[str, str, str, str]]] = {}
     for sub in subs:
+        shown = ix.scopes.display(sub)
         for level in ix.scopes.chain(sub):
             found = held.get(level)
             if found is None:
                 found = held[level] = [
-                    e for e in by_scope.get(level, ()) if e.role in PRIVILEGED_ROLES
+                    _privileged_fields(ix, e)
+                    for e in by_scope.get(level, ())
+                    if e.role in PRIVILEGED_ROLES
                 ]
-            for entry in found:
-                record = ix.directory.entry(entry.principal)
+            for principal_id, name, principal_type, role in found:
                 summary.privileged.append(
-                    Privileged(
-                        subscription=ix.scopes.display(sub),
-                        principalId=ix.directory.display(entry.principal),
-                        displayName=ix.directory.name(entry.principal),
-                        principalType=(record.type if record is not None and record.type else None)
-                        or entry.record.properties.principalType
-                        or "User",
-                        role=ix.catalogue.name(entry.role),
-                    )
+                    Privileged(shown, principal_id, name, principal_type, role)
                 )
     escalations = evaluation.context.cache.get("escalations")
     if escalations is None:
@@ -365,6 +361,20 @@ def access_summary(evaluation: Evaluation) -> AccessSummary:
             )
         )
     return summary
+
+
+def _privileged_fields(ix: Any, entry: Any) -> tuple[str, str, str, str]:
+    """What :class:`~auditor.audit.findings.Privileged` shows of an assignment: principal id,
+    display name, principal type and role name."""
+    record = ix.directory.entry(entry.principal)
+    return (
+        ix.directory.display(entry.principal),
+        ix.directory.name(entry.principal),
+        (record.type if record is not None and record.type else None)
+        or entry.record.properties.principalType
+        or "User",
+        ix.catalogue.name(entry.role),
+    )
 
 
 def audit_snapshot(

@@ -28,9 +28,7 @@ from auditor.estate.roles import (
     RBAC_ADMINISTRATOR,
 )
 
-_RECORD_ID = attrgetter("record.id")
 _ENTRY_ID = attrgetter("id")
-_SCOPE = attrgetter("scope")
 _CONDITION = attrgetter("record.properties.condition")
 
 ROLE_ASSIGNMENT = "Cloud.Authorization/roleAssignments"
@@ -60,7 +58,8 @@ def _pass_items(ctx: CheckContext) -> Located:
     table: Located | None = ctx.cache.get("transient:passItems")
     if table is None:
         ix = _ix(ctx)
-        table = Located(list(map(_RECORD_ID, ix.assignments)), "roleAssignments")  # in C
+        # a comprehension: faster than map(attrgetter) over a million records in 3.11
+        table = Located([entry.record.id for entry in ix.assignments], "roleAssignments")
         ctx.cache["transient:passItems"] = table
     return table
 
@@ -236,7 +235,7 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
     entries = ix.assignments
     # every loop over the million assignments runs in C: whether each one's scope is at, above
     # or below a deny's (decided once per scope), which are dead (their ids looked up)
-    scopes = list(map(_SCOPE, entries))
+    scopes = [entry.scope for entry in entries]
     chain = ix.scopes.chain
     related = {
         scope: scope in above_denies or not deny_scopes.isdisjoint(chain(scope))
@@ -262,6 +261,10 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
             **fields,
             deniedBy=", ".join(d.deniedBy),
         )
+    if items.indexes is None and passing.count(1) == len(entries):
+        # every assignment passes (most estates: a deny at the root relates them all)
+        yield PassMany(ROLE_ASSIGNMENT, Located(items.ids, items.section))
+        return
     passes = array("i", compress(range(len(entries)), passing))  # 4 bytes a pass
     yield PassMany(ROLE_ASSIGNMENT, items.subset(passes))
 
