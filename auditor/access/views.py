@@ -44,7 +44,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from typing import TYPE_CHECKING, Any
 
 from auditor.access.analysis import PRIVILEGED_ROLES
@@ -54,6 +54,7 @@ from auditor.estate.roles import role_guid
 
 if TYPE_CHECKING:
     from auditor.access.engine import AccessEngine
+    from auditor.access.indexes import AssignmentEntry
     from auditor.estate.snapshot import Snapshot
 
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
@@ -223,17 +224,20 @@ class AssignmentRows:
             self._keysets[facet] = [*distinct, *shared.values()]
             return keys
         if facet == "condition":
-            # most assignments have neither a condition nor a version; a Python step beyond
-            # reading them only for those that have one of them
-            conditions = [entry.record.properties.condition for entry in entries]
-            versions = [entry.record.properties.conditionVersion for entry in entries]
+            # most assignments have neither a condition nor a version (a version alone counts
+            # too): one pass over the records finds the few that have one of them, and only
+            # those are read again
             out: list[Any] = [_NO_CONDITION_KEY] * len(entries)
-            has = map(operator.is_not, conditions, repeat(None))
-            if versions.count(None) != len(versions):  # a version alone counts too (rare)
-                has = map(operator.or_, has, map(operator.is_not, versions, repeat(None)))
-            for index in compress(range(len(entries)), has):
-                c, v = conditions[index], versions[index]
-                out[index] = share((c, v), (c, v))
+            others = [
+                index
+                for index, entry in enumerate(entries)
+                if (p := entry.record.properties).condition is not None
+                or p.conditionVersion is not None
+            ]
+            for index in others:
+                p = entries[index].record.properties
+                pair = (p.condition, p.conditionVersion)
+                out[index] = share(pair, pair)
             return out
         raise KeyError(facet)
 
@@ -372,7 +376,7 @@ class AssignmentRows:
         if numbers is None or len(numbers) != len(entries):
             return None
         typed = {k for k, r in ix.directory.entries() if r.type}
-        untyped = bytes(key not in typed for key in principals)  # by principal number
+        untyped = bytes(map(operator.not_, map(typed.__contains__, principals)))  # by number
         keys: list[Any] = list(principals)
         fixes: list[tuple[int, int]] = []
         if any(untyped):
@@ -436,7 +440,9 @@ class AssignmentRows:
         if found is None or found[0] is not keys:
             principals = [k[0] if type(k) is tuple else k for k in keys]
             given = [k[1] if type(k) is tuple else None for k in keys]
-            records = list(map(self._ix.directory.entry, principals))
+            # the entries by key in one dict: a lookup each in C, not a call of
+            # Directory.entry for each of a hundred thousand principals
+            records = list(map(dict(self._ix.directory.entries()).get, principals))
             found = self._principal_args = (keys, (principals, given, records))
         return found[1]
 
@@ -808,16 +814,15 @@ def subscription_rows(
     ix = engine.indexes
     entries = ix.assignments
     by_principal = AssignmentRows(engine, True) if assignment_rows is None else assignment_rows
-    types = {k: str(r.type).lower() for k, r in ix.directory.entries() if r.type}
+    users = {k for k, r in ix.directory.entries() if r.type and str(r.type).lower() == "user"}
     # the loops over a million assignments run in C: which are to users (decided once per
     # principal key: the directory's type, else the pair's principalType), each one's
     # subscription (found once per scope), the counts per subscription; only the ids listed are
     # gathered in Python, in assignment order, stopping once every subscription has its first ids
     codes, keys = by_principal.facet_codes("principal")
-    user_key = [
-        (key[1] or "User").lower() == "user" if type(key) is tuple else types.get(key) == "user"
-        for key in keys
-    ]
+    user_key = list(map(users.__contains__, keys))  # a pair is no key: found False, then
+    for index in compress(range(len(keys)), map(operator.is_, map(type, keys), repeat(tuple))):
+        user_key[index] = (keys[index][1] or "User").lower() == "user"  # by its principalType
     to_user = list(map(user_key.__getitem__, codes))
     scopes = [entry.scope for entry in compress(entries, to_user)]
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
@@ -829,17 +834,7 @@ def subscription_rows(
     del scopes
     counts = Counter(subs)
     counts.pop(None, None)
-    listed: dict[str, list[str]] = defaultdict(list)
-    left = sum(min(n, MAX_LISTED) for n in counts.values())
-    for sub, entry in zip(subs, compress(entries, to_user), strict=True):
-        if left == 0:
-            break
-        if sub is None:
-            continue
-        ids = listed[sub]
-        if len(ids) < MAX_LISTED:
-            ids.append(entry.record.id or "")
-            left -= 1
+    listed = _first_ids(subs, compress(entries, to_user), counts)
     rows: list[dict[str, Any]] = []
     for owners in engine.subscription_owners():
         rows.append(
@@ -854,6 +849,40 @@ def subscription_rows(
             }
         )
     return rows
+
+
+_LISTING_STEP = 4096
+"""Assignments :func:`_first_ids` takes at a time."""
+
+
+def _first_ids(
+    subs: list[str | None], users: Iterable[AssignmentEntry], counts: Counter[str | None]
+) -> dict[str, list[str]]:
+    """Per subscription, the ids of its first :data:`MAX_LISTED` ``users`` (assignments in order,
+    ``subs`` the subscription of each, ``counts`` how many each has). The assignments are taken a
+    few thousand at a time and only those of a subscription still short of its ids are read in
+    Python (a million assignments: the last subscription to fill its list may end the walk)."""
+    want = {sub: min(n, MAX_LISTED) for sub, n in counts.items() if sub is not None and n}
+    listed: dict[str, list[str]] = {sub: [] for sub in want}
+    taken = iter(users)
+    start = 0
+    while want and start < len(subs):
+        chunk = list(islice(taken, _LISTING_STEP))
+        if not chunk:  # fewer assignments than subscriptions given: never so, but no loop
+            break
+        part = subs[start : start + len(chunk)]
+        for offset in compress(range(len(part)), map(want.__contains__, part)):
+            sub = part[offset]
+            left = None if sub is None else want.get(sub)
+            if sub is None or left is None:  # filled earlier in this chunk
+                continue
+            listed[sub].append(chunk[offset].record.id or "")
+            if left == 1:
+                del want[sub]
+            else:
+                want[sub] = left - 1
+        start += len(chunk)
+    return listed
 
 
 __all__ = [
