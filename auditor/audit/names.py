@@ -12,7 +12,7 @@ group rg-edge › Kofi Berg as Contributor"); the id itself is kept beside it fo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -25,6 +25,11 @@ _MANAGEMENT_GROUP = re.compile(
     r"^/providers/[^/]+\.Management/managementGroups/([^/]+)", re.IGNORECASE
 )
 _RESOURCE_GROUP = re.compile(r"/resourceGroups/([^/]+)", re.IGNORECASE)
+_TOP = re.compile(
+    r"^(?:/subscriptions/[^/]+|/providers/[^/]+\.Management/managementGroups/[^/]+)", re.IGNORECASE
+)
+""":data:`_SUBSCRIPTION` or :data:`_MANAGEMENT_GROUP` in one match (they cannot both match)."""
+_GROUPS = "/resourcegroups/"
 _ASSIGNMENT = "/providers/cloud.authorization/roleassignments/"
 _ID = attrgetter("id")
 _AT = "roleAssignments["
@@ -118,3 +123,50 @@ def describe(resource_id: str, names: Mapping[str, str]) -> str:
     if own and (m is None or len(m.group(0)) != len(resource_id)):
         parts.append(own)
     return " › ".join(parts)
+
+
+def describer(names: Mapping[str, str]) -> Callable[[str], str]:
+    """``describe(resource_id, names)`` as a function of the id, for a report's every finding:
+    the same words, with each subscription's or management group's name looked up once."""
+    if not names:
+        return _nothing
+    tops: dict[str, str | None] = {}  # the id's start as written -> its name
+    get = names.get
+    top_of = _TOP.match
+    group_of = _RESOURCE_GROUP.search
+
+    def name_of(resource_id: str) -> str:
+        if not resource_id:
+            return ""
+        m = top_of(resource_id)
+        if m is None:
+            return get(resource_id.lower()) or ""
+        start = m.group(0)
+        if start in tops:
+            top = tops[start]
+        else:
+            top = tops[start] = get(start.lower()) or None
+        low = resource_id.lower()
+        own = get(low) if len(start) != len(resource_id) else None
+        if top is None:
+            return own or ""
+        group: str | None = ""
+        if resource_id.isascii():  # the pattern's case-insensitive match is the lower-case one
+            at = low.find(_GROUPS)
+            if at < 0:
+                group = None
+            else:
+                at += len(_GROUPS)
+                end = resource_id.find("/", at)
+                group = resource_id[at:] if end < 0 else resource_id[at:end]
+        if group == "":  # not ASCII, or an empty name (the pattern looks further on)
+            g = group_of(resource_id)
+            group = None if g is None else g.group(1)
+        out = top if group is None else f"{top} › resource group {group}"
+        return f"{out} › {own}" if own else out
+
+    return name_of
+
+
+def _nothing(resource_id: str) -> str:
+    return ""

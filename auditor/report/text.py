@@ -15,6 +15,7 @@ colour, move, retitle or reorder the terminal, nor forge a line of the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from auditor.audit.findings import (
@@ -24,7 +25,7 @@ from auditor.audit.findings import (
     Severity,
     WaiverInfo,
 )
-from auditor.audit.names import describe
+from auditor.audit.names import describe, describer
 from auditor.inert import inert
 from auditor.report._locate import SourceLines
 from auditor.report.controls import compact_line, control_lines
@@ -111,7 +112,10 @@ def _places(result: AuditResult) -> Callable[[Finding], str]:
         lines = SourceLines(in_plan, lambda f: f.source)
 
     def place(f: Finding) -> str:
-        if f.source is None or (lines is None and f.line is None):
+        source = f.source
+        if source is None or (lines is None and type(source) is str):
+            return ""  # a plain file name (the snapshot's) knows no line
+        if lines is None and f.line is None:
             return ""
         line = f.line
         if line is None and lines is not None and f.source == result.target:
@@ -211,50 +215,72 @@ def render_plain(result: AuditResult) -> str:
 def _plain_parts(result: AuditResult) -> Iterator[str]:
     """``"\n".join(lines).rstrip("\n") + "\n"`` of :func:`_plain_lines`, a few thousand lines at
     a time (a large estate's report is tens of megabytes)."""
-    held: list[str] = []  # lines not written yet: the end is stripped of its newlines
-    batch: list[str] = []
-    for line in _plain_lines(result):
-        if line.strip("\n"):
-            batch.extend(held)
-            held = [line]
-            if len(batch) >= 4_096:
-                yield "\n".join(batch) + "\n"
-                batch = []
-        else:
-            held.append(line)
-    if held:
-        batch.append(held[0].rstrip("\n"))
-    yield "\n".join(batch) + "\n"
+    lines = _plain_lines(result)
+    held: str | None = None  # the last line with more than line breaks: its end is stripped
+    blanks: list[str] = []  # the lines of line breaks alone after it (written if more follows)
+    while block := list(islice(lines, 4_096)):  # taken in C, not a line at a time
+        last = len(block) - 1
+        while last >= 0 and not block[last].strip("\n"):
+            last -= 1
+        if last < 0:
+            blanks.extend(block)
+            continue
+        part = blanks if held is None else [held, *blanks]
+        part.extend(block[:last])
+        held, blanks = block[last], block[last + 1 :]
+        if part:
+            yield "\n".join(part) + "\n"
+    yield ("" if held is None else held.rstrip("\n")) + "\n"
 
 
 def _plain_lines(result: AuditResult) -> Iterator[str]:
     lines = [_header(result), _summary_line(result), _verdict(result), ""]
     place = _places(result)
+    name_of = describer(result.names)
+    heads: dict[tuple[str, str], str] = {}  # "  [HIGH] RBAC-003  ", made once per rule
+    fixes: dict[str, str] = {}  # each remediation's line
+    add = lines.append
     for title, items in _groups(result):
         if not items:
             continue
-        lines.append(f"{title} ({len(items)}):")
+        add(f"{title} ({len(items)}):")
         for f in items:
             if len(lines) >= 4_096:
                 yield from lines
                 lines.clear()
             where = place(f)
-            lines.append(
-                f"  [{f.severity.upper()}] {_t(f.ruleId)}  {_t(f.resourceId)}"
-                + (f"  ({where})" if where else "")
-            )
-            name = describe(f.resourceId, result.names)
+            rid = f.resourceId
+            key = (f.severity, f.ruleId)
+            head = heads.get(key)
+            if head is None:
+                head = heads[key] = f"  [{f.severity.upper()}] {_t(f.ruleId)}  "
+            # inert's common case (printable and short: the value itself) decided here, without
+            # a call per value (tens of thousands of findings on a large estate)
+            shown = rid if len(rid) <= ID_LIMIT and rid.isprintable() else _t(rid)
+            add(f"{head}{shown}  ({where})" if where else head + shown)
+            name = name_of(rid)
             if name:  # the names the snapshot holds, next to the id
-                lines.append(f"      = {_m(name)}")
-            lines.append(f"      {_m(f.message)}")
+                if len(name) > MESSAGE_LIMIT or not name.isprintable():
+                    name = _m(name)
+                add("      = " + name)
+            message = f.message
+            if len(message) > MESSAGE_LIMIT or not message.isprintable():
+                message = _m(message)
+            add("      " + message)
             if f.waiver is not None:
                 state = "EXPIRED " if f.waiver.expired else ""
-                lines.append(
+                add(
                     f"      {state}waiver {_t(f.waiver.id)} until {_t(f.waiver.expires)}: "
                     f"{_m(f.waiver.justification)}"
                 )
-            if f.status == "fail" and f.remediation:
-                lines.append(f"      fix: {_m(f.remediation)}")
+            remediation = f.remediation
+            if remediation and f.status == "fail":
+                fix = fixes.get(remediation)  # most rules' remediation is one text
+                if fix is None:
+                    fix = "      fix: " + _m(remediation)
+                    if len(fixes) < 256:  # a few texts, not one per finding, kept
+                        fixes[remediation] = fix
+                add(fix)
         lines.append("")
     access = _access_changes(result)
     if access:
