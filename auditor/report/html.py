@@ -44,7 +44,7 @@ from auditor.audit.findings import (
     WaiverInfo,
     count_passes,
 )
-from auditor.audit.names import describe
+from auditor.audit.names import describer
 from auditor.report import _svg
 from auditor.report._sanitize import (
     clean_html,
@@ -268,6 +268,7 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     failing_on: dict[str, int] = {}  # failing findings per resource
     include_passed = options.include_passed
     names = result.names
+    name_of = describer(names)  # describe()'s words, each subscription's name looked up once
     findings = result.findings
     # passes held in blocks are counted per block, never made (a large estate has millions)
     blocks = []
@@ -294,7 +295,7 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
                 group.worst = f.severity
         row = resources.get(f.resourceId)
         if row is None:
-            label = describe(f.resourceId, names)
+            label = name_of(f.resourceId)
             row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType, label)
         view = FindingView(n=n, f=f, rule=rule, name=row.name)
         views.append(view)
