@@ -8,12 +8,9 @@ import operator
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from itertools import compress, repeat
-from types import SimpleNamespace
 from typing import Any
-from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from auditor.access import AccessEngine, AssignmentRows, subscription_rows, views
 from auditor.access.scopes import ScopeTree
@@ -139,40 +136,13 @@ def test_a_version_alone_or_a_blank_condition_has_its_own_key() -> None:
     assert column[0] is column[3] is _NO_CONDITION_KEY
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    subs=st.lists(st.sampled_from([None, "s1", "s2", "s3", "s4"]), max_size=80),
-    step=st.integers(1, 9),
-    most=st.integers(1, 5),
-)
-def test_first_ids_taken_a_chunk_at_a_time_equal_the_walk(
-    subs: list[str | None], step: int, most: int
-) -> None:
-    """Each subscription's first ids, taken a chunk at a time with only those short of their
-    ids read, equal those of the walk over every assignment, chunk edges anywhere."""
-    users: list[Any] = [
-        SimpleNamespace(record=SimpleNamespace(id=f"ra{i}")) for i in range(len(subs))
-    ]
-    counts = Counter(subs)
-    counts.pop(None, None)
-    with (
-        mock.patch.object(views, "_LISTING_STEP", step),
-        mock.patch.object(views, "MAX_LISTED", most),
-    ):
-        found = views._first_ids(subs, iter(users), counts)
-        expected = _old_first_ids(subs, iter(users), counts)
-    assert found == expected
-    assert all(len(ids) == min(counts[sub], most) for sub, ids in found.items())
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(doc=snapshots(), step=st.integers(1, 4))
-def test_subscription_rows_equal_those_made_before(doc: dict[str, Any], step: int) -> None:
+@given(doc=snapshots())
+def test_subscription_rows_equal_those_made_before(doc: dict[str, Any]) -> None:
     """The subscription rows (owners, assignments to users and the first ids) equal those the
     old walk made."""
     engine, listed = _engine(doc)
-    with mock.patch.object(views, "_LISTING_STEP", step):
-        found = subscription_rows(engine, AssignmentRows(engine, listed))
+    found = subscription_rows(engine, AssignmentRows(engine, listed))
     assert found == _old_subscription_rows(engine, AssignmentRows(engine, listed))
 
 

@@ -78,11 +78,28 @@ _ROLE = attrgetter("role")
 _PRINCIPAL = attrgetter("principal")
 
 
-def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[str]) -> bool:
+def _holds_role(
+    ix: Indexes,
+    key: str,
+    chain: tuple[str, ...],
+    roles: frozenset[str],
+    holders: dict[str, frozenset[str]] | None = None,
+) -> bool:
+    """Whether one of ``key``'s identities holds one of ``roles`` at a scope of ``chain``. With
+    ``holders`` (a memo for one ``roles``, filled here: each scope's holders, :func:`_holders`), a
+    caller asking for many principals reads each scope's assignments once."""
+    identities = ix.directory.identities(key)
+    if holders is not None:
+        for level in chain:
+            found = holders.get(level)
+            if found is None:
+                found = holders[level] = _holders(ix, level, roles)
+            if found and not found.isdisjoint(identities):
+                return True
+        return False
     # read by scope, then principal (the index by principal is built only when asked for: a
     # million assignments take a third of a second)
     at_scope = ix.at_scope
-    identities = ix.directory.identities(key)
     for level in chain:
         principals = at_scope.get(level, _NO_PRINCIPALS)
         if not principals:
@@ -95,8 +112,7 @@ def _holds_role(ix: Indexes, key: str, chain: tuple[str, ...], roles: frozenset[
 
 
 def _holders(ix: Indexes, scope: str, roles: frozenset[str]) -> frozenset[str]:
-    """The principal keys holding one of ``roles`` at ``scope`` itself (:func:`_holds_role` asks
-    whether one of a principal's identities is among those of its scope chain)."""
+    """The principal keys holding one of ``roles`` at ``scope`` itself."""
     bucket = ix.by_scope.get(scope, ())  # in C: the assignments there whose role is one of them
     return frozenset(map(_PRINCIPAL, compress(bucket, map(roles.__contains__, map(_ROLE, bucket)))))
 
@@ -215,16 +231,7 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
     admins: dict[str, frozenset[str]] = {}  # per scope: who holds an administrator role there
     for member, level in sorted(candidates):
         entries = candidates[(member, level)]
-        identities = directory.identities(member)
-        held = False
-        for at in ix.scopes.chain(level):
-            holders = admins.get(at)
-            if holders is None:
-                holders = admins[at] = _holders(ix, at, ADMIN_ROLES)
-            if holders and not holders.isdisjoint(identities):
-                held = True  # what _holds_role says, with each scope's holders found once
-                break
-        if held:
+        if _holds_role(ix, member, ix.scopes.chain(level), ADMIN_ROLES, admins):
             continue
         shown_scope = ix.scopes.display(level)
         verdicts = {

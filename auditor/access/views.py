@@ -44,7 +44,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, islice, repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
 from auditor.access.analysis import PRIVILEGED_ROLES
@@ -54,7 +54,6 @@ from auditor.estate.roles import role_guid
 
 if TYPE_CHECKING:
     from auditor.access.engine import AccessEngine
-    from auditor.access.indexes import AssignmentEntry
     from auditor.estate.snapshot import Snapshot
 
 ROLE_ASSIGNMENTS = "Cloud.Authorization/roleAssignments"
@@ -834,7 +833,17 @@ def subscription_rows(
     del scopes
     counts = Counter(subs)
     counts.pop(None, None)
-    listed = _first_ids(subs, compress(entries, to_user), counts)
+    listed: dict[str, list[str]] = defaultdict(list)
+    left = sum(min(n, MAX_LISTED) for n in counts.values())
+    for sub, entry in zip(subs, compress(entries, to_user), strict=True):
+        if left == 0:
+            break
+        if sub is None:
+            continue
+        ids = listed[sub]
+        if len(ids) < MAX_LISTED:
+            ids.append(entry.record.id or "")
+            left -= 1
     rows: list[dict[str, Any]] = []
     for owners in engine.subscription_owners():
         rows.append(
@@ -849,40 +858,6 @@ def subscription_rows(
             }
         )
     return rows
-
-
-_LISTING_STEP = 4096
-"""Assignments :func:`_first_ids` takes at a time."""
-
-
-def _first_ids(
-    subs: list[str | None], users: Iterable[AssignmentEntry], counts: Counter[str | None]
-) -> dict[str, list[str]]:
-    """Per subscription, the ids of its first :data:`MAX_LISTED` ``users`` (assignments in order,
-    ``subs`` the subscription of each, ``counts`` how many each has). The assignments are taken a
-    few thousand at a time and only those of a subscription still short of its ids are read in
-    Python (a million assignments: the last subscription to fill its list may end the walk)."""
-    want = {sub: min(n, MAX_LISTED) for sub, n in counts.items() if sub is not None and n}
-    listed: dict[str, list[str]] = {sub: [] for sub in want}
-    taken = iter(users)
-    start = 0
-    while want and start < len(subs):
-        chunk = list(islice(taken, _LISTING_STEP))
-        if not chunk:  # fewer assignments than subscriptions given: never so, but no loop
-            break
-        part = subs[start : start + len(chunk)]
-        for offset in compress(range(len(part)), map(want.__contains__, part)):
-            sub = part[offset]
-            left = None if sub is None else want.get(sub)
-            if sub is None or left is None:  # filled earlier in this chunk
-                continue
-            listed[sub].append(chunk[offset].record.id or "")
-            if left == 1:
-                del want[sub]
-            else:
-                want[sub] = left - 1
-        start += len(chunk)
-    return listed
 
 
 __all__ = [

@@ -96,25 +96,7 @@ def _within(evidence: dict[str, Any]) -> bool:
     """Whether ``evidence`` is within every bound with room to spare, so :class:`_Cutter` would
     cut and mask nothing (fewer values and characters in all than the limits, no container over
     :data:`MAX_ITEMS`, no string over :data:`MAX_CHARS`). False when unsure."""
-    values = chars = 0
-    stack: list[Any] = [evidence]
-    while stack:
-        value = stack.pop()
-        values += 1
-        if values >= MAX_EVIDENCE_VALUES:
-            return False
-        t = type(value)
-        if t is str:
-            chars += len(value)
-            if len(value) > MAX_CHARS or chars >= MAX_EVIDENCE_CHARS:
-                return False
-        elif t is dict or t is list or t is tuple:
-            if len(value) > MAX_ITEMS:
-                return False
-            stack.extend(value.values() if t is dict else value)
-        elif isinstance(value, str | dict | list | tuple):  # a subclass: the cutter decides
-            return False
-    return True
+    return _measure(evidence)[2]
 
 
 def _within_shared(evidence: dict[str, Any], sizes: dict[int, tuple[Any, int, int, bool]]) -> bool:
@@ -148,8 +130,9 @@ def _within_shared(evidence: dict[str, Any], sizes: dict[int, tuple[Any, int, in
 
 
 def _measure(value: Any) -> tuple[int, int, bool]:
-    """The values and characters :func:`_within` counts in ``value``, and whether it found
-    nothing to cut there (False past the bounds)."""
+    """The values and characters ``value`` holds (counted until a bound is passed), and whether
+    it is within every bound (see :func:`_within`; a subclass of ``str``, ``dict``, ``list`` or
+    ``tuple`` counts as not within: the cutter decides)."""
     values = chars = 0
     stack: list[Any] = [value]
     while stack:
