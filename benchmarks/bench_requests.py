@@ -59,8 +59,9 @@ elif variant == "before":
         count += 1
     sys.stdout.flush()
 else:
-    from auditor.cli._access import _write_json_lines
-    _write_json_lines(engine.check_many(stream, window=BATCH_WINDOW, warn=True), each=False)
+    from auditor.cli._access import _write_windows
+    windows = engine.check_windows(stream, window=BATCH_WINDOW, warn=True)
+    _write_windows(windows, each=False, window=BATCH_WINDOW)
     count = -1
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
 sys.stdout = saved

@@ -95,13 +95,28 @@ class AccessEngine:
         reading a request fails, the decisions of the requests read before it are given first.
         With ``warn``, each decision carries its request's :meth:`warnings`.
         """
+        for decisions in self.check_windows(requests, window=window, warn=warn):
+            yield from decisions
+
+    def check_windows(
+        self,
+        requests: Iterable[AccessRequest],
+        *,
+        window: int | None = None,
+        warn: bool = False,
+    ) -> Iterator[list[Decision]]:
+        """:meth:`check_many`'s decisions, a list for each window of requests (one request's
+        when ``window`` is 1): for a caller that handles decisions in blocks (the command line
+        encodes and writes them so) rather than one by one. The last list is shorter than
+        ``window`` unless the requests fill every window; when reading a request fails, the
+        list of those read before it comes first, then the error."""
         ix = self.indexes
         if window is None:
             window = BATCH_WINDOW if isinstance(requests, Sequence) else 1
         if window <= 1:
             for request in requests:
                 decision = decide(ix, request)
-                yield self._warned(request, decision) if warn else decision
+                yield [self._warned(request, decision) if warn else decision]
             return
         answer = self._answers_warned if warn else decide_batch
         iterator = iter(requests)
@@ -110,11 +125,12 @@ class AccessEngine:
             try:  # extend keeps the requests read before an error
                 chunk.extend(islice(iterator, window))
             except Exception:  # a bad request: first answer those read before it
-                yield from answer(ix, chunk)
+                if chunk:
+                    yield answer(ix, chunk)
                 raise
             if not chunk:
                 return
-            yield from answer(ix, chunk)
+            yield answer(ix, chunk)
             if len(chunk) < window:
                 return
 

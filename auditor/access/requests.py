@@ -5,10 +5,12 @@ nests at most :data:`~auditor.estate.MAX_DEPTH` levels, so no input makes readin
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
+from itertools import repeat
 from typing import Any
 
 import msgspec
@@ -194,18 +196,49 @@ def _line_column(raw: bytes, line: int | None, offset: int) -> str:
 def request_lines(path: str, *, limit: int = MAX_LINE_BYTES) -> Iterator[bytes]:
     """The lines of the requests file ``path`` (``-``: standard input), streamed; a regular file or
     a pipe (a device, a directory, a socket is refused). A line longer than ``limit`` bytes is an
-    InputError: reading ``/dev/zero`` or a stream without line breaks never grows without bound."""
+    InputError: reading ``/dev/zero`` or a stream without line breaks never grows without bound.
+    (:func:`read_request_lines` takes what it gives a block of lines at a time.)"""
+    return _LineBlocks(_request_blocks(path, limit))
+
+
+def _request_blocks(path: str, limit: int) -> Iterator[list[bytes]]:
     if path == "-":
-        yield from _bounded_lines(sys.stdin.buffer, "<stdin>", limit)
+        yield from _bounded_blocks(sys.stdin.buffer, "<stdin>", limit)
         return
     fd = open_input(path, what="requests file", pipes=True)
     with os.fdopen(fd, "rb") as handle:
-        yield from _bounded_lines(handle, path, limit)
+        yield from _bounded_blocks(handle, path, limit)
 
 
-def _bounded_lines(handle: Any, source: str, limit: int) -> Iterator[bytes]:
+class _LineBlocks(Iterator[bytes]):
+    """Lines one by one from blocks of lines; :meth:`rest` gives those not read yet a block at a
+    time."""
+
+    def __init__(self, blocks: Iterator[list[bytes]]) -> None:
+        self._blocks = blocks
+        self._lines: Iterator[bytes] = iter(())
+
+    def __next__(self) -> bytes:
+        for line in self._lines:
+            return line
+        for block in self._blocks:  # the end of the blocks ends the lines
+            self._lines = iter(block)
+            for line in self._lines:
+                return line
+        raise StopIteration
+
+    def rest(self) -> Iterator[list[bytes]]:
+        """The lines not read yet: those left of the block being read, then the next blocks."""
+        left = list(self._lines)
+        if left:
+            yield left
+        yield from self._blocks
+
+
+def _bounded_blocks(handle: Any, source: str, limit: int) -> Iterator[list[bytes]]:
     """Lines (without their line break) read in blocks of what is there (``read1``: a person typing
-    at a terminal is answered line by line); a line longer than ``limit`` is an InputError."""
+    at a terminal is answered line by line), the lines of each read given together; a line longer
+    than ``limit`` is an InputError."""
     read = handle.read1
     number = 0
     rest = b""
@@ -222,11 +255,12 @@ def _bounded_lines(handle: Any, source: str, limit: int) -> Iterator[bytes]:
             too_long = next(i for i, line in enumerate(lines) if len(line) > limit)
             raise _too_long(source, number + too_long + 1, limit)
         number += len(lines)
-        yield from lines
+        if lines:
+            yield lines
         if len(rest) > limit:
             raise _too_long(source, number + 1, limit)
     if rest:
-        yield rest
+        yield [rest]
 
 
 _BLOCK = 1 << 16
@@ -285,8 +319,56 @@ def read_request_lines(
                 yield parse_request(obj, source=source, line=number)
                 return
             yield parse_request(obj, source=source, line=number)
+            if isinstance(iterator, _LineBlocks):
+                yield from _read_blocks(iterator.rest(), source, number)
+                return
             continue
         yield _typed(raw) or parse_request(_decode(raw, source, number), source=source, line=number)
+
+
+def _read_blocks(
+    blocks: Iterable[list[bytes]], source: str, number: int
+) -> Iterator[AccessRequest]:
+    """The requests of the lines after line ``number``, given in blocks (:meth:`_LineBlocks.rest`):
+    a block whose every line :func:`_typed` takes decoded without a Python step per line, any
+    other line by line, exactly as :func:`read_request_lines` reads it."""
+    decode = _TYPED.decode
+    for lines in blocks:
+        try:
+            requests: list[AccessRequest] | None = list(map(decode, lines))
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):  # a blank line too
+            requests = None
+        if requests is not None and _plain(requests):
+            yield from requests
+            number += len(lines)
+            continue
+        for raw in lines:
+            number += 1
+            if not raw or raw.isspace():
+                continue
+            yield _typed(raw) or parse_request(
+                _decode(raw, source, number), source=source, line=number
+            )
+
+
+_PRINCIPAL = operator.attrgetter("principalId")
+_ACTION = operator.attrgetter("action")
+_SCOPE = operator.attrgetter("scope")
+_ATTRIBUTES = operator.attrgetter("attributes")
+
+
+def _plain(requests: list[AccessRequest]) -> bool:
+    """Whether :func:`_typed` takes each of ``requests`` as it is (see there)."""
+    if not (
+        all(map(str.strip, map(_PRINCIPAL, requests)))
+        and all(map(str.strip, map(_ACTION, requests)))
+        and all(map(str.startswith, map(_SCOPE, requests), repeat("/")))
+    ):
+        return False
+    return all(
+        all(map(_attribute_value, attributes.values()))
+        for attributes in filter(None, map(_ATTRIBUTES, requests))
+    )
 
 
 def parse_requests(data: bytes | str, *, source: str = "<requests>") -> list[AccessRequest]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 # Plain help and usage errors start in a fraction of the time rich's markdown stack takes to load
@@ -271,6 +272,26 @@ def hold_until_exit(*objects: Any) -> None:
     nothing when the CLI runs in process (:func:`main` called by tests or a library user)."""
     if _HELD is not None:
         _HELD.extend(objects)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No garbage collection while the block runs (a batch of decisions makes hundreds of
+    thousands of objects and no cycles), and none of what it made walked afterwards in the
+    ``auditor`` process, which ends without freeing it (:func:`hold_until_exit`): there the
+    block's objects are frozen (:func:`gc.freeze`) before the collector comes back; in process
+    (tests, a library user) the collector is only turned back on."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            if _HELD is not None:
+                gc.freeze()
+            gc.enable()
 
 
 def run() -> None:
