@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
+from itertools import filterfalse
 
 from auditor.estate.records import DirectoryPrincipalRecord
 
@@ -17,6 +18,25 @@ __all__ = ["Directory"]
 
 _EMPTY: frozenset[str] = frozenset()
 _MEMBER_CACHE_LIMIT = 4096
+
+
+class _GroupKeys(dict[str, str]):
+    """Group ids as written -> their keys, each registered in the directory's display casing
+    when first met (see :meth:`Directory.add`)."""
+
+    __slots__ = ("display",)
+
+    def __init__(self, display: dict[str, str]) -> None:
+        super().__init__()
+        self.display = display
+
+    def __missing__(self, raw: str) -> str:
+        key = raw.lower()
+        if key not in self.display:
+            key = sys.intern(key)
+            self.display[key] = raw
+        self[raw] = key
+        return key
 
 
 class Directory:
@@ -35,29 +55,24 @@ class Directory:
         member_of = self._member_of
         display = self._display
         intern = sys.intern
-        keys: dict[str, str] = {}  # group ids as written -> keys (they repeat)
+        group_key = _GroupKeys(display).__getitem__  # group ids as written -> keys (they repeat)
         for record in principals:
             raw = record.id
             if raw is None:
                 continue
             key = raw.lower()
             if key not in display:  # :meth:`add`, inlined (a large directory's every entry)
-                display[intern(key)] = key if key == raw else raw
-            entries.setdefault(key, record)
+                key = intern(key)  # the dicts below share the key (the index's, when it has it)
+                display[key] = raw
+            first = entries.setdefault(key, record) is record
             groups_raw = record.memberOf
             if groups_raw:
-                groups: list[str] = []
-                for raw in groups_raw:
-                    group = keys.get(raw)
-                    if group is None:
-                        group = keys[raw] = raw.lower()
-                        if group not in display:
-                            display[intern(group)] = group if group == raw else raw
-                    groups.append(group)
-                previous = member_of.get(key)
-                if previous:
-                    groups[:0] = previous
-                member_of[key] = tuple(dict.fromkeys(groups)) if len(groups) > 1 else (groups[0],)
+                groups = tuple(map(group_key, groups_raw))
+                if not first:
+                    previous = member_of.get(key)
+                    if previous:
+                        groups = previous + groups
+                member_of[key] = tuple(dict.fromkeys(groups)) if len(groups) > 1 else groups
 
     # -- ids
 
@@ -67,6 +82,13 @@ class Directory:
         if key not in self._display:
             self._display[sys.intern(key)] = key if key == principal_id else principal_id
         return key
+
+    def add_keys(self, keys: Iterable[str]) -> None:
+        """:meth:`add` each of ``keys``, ids that are their own keys (lower case), in order."""
+        display = self._display
+        intern = sys.intern
+        for key in filterfalse(display.__contains__, keys):
+            display[intern(key)] = key
 
     def knows(self, key: str) -> bool:
         """True when the principal key was registered: a directory entry, a group some entry is a

@@ -9,8 +9,10 @@ from __future__ import annotations
 import gc
 import sys
 from array import array
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import count, islice
 from typing import Any
 
 import msgspec
@@ -50,6 +52,18 @@ _YOUNG_THRESHOLD = 50_000
 """The collector's first threshold once a large estate is indexed (Python's default is 700)."""
 _frozen = False
 _FIRST = object()
+_PROBE = 256
+"""How many role assignments :func:`_lower_ids` looks at."""
+
+
+def _lower_ids(records: list[RoleAssignmentRecord]) -> bool:
+    """Whether the first :data:`_PROBE` role assignments' principal ids are their own keys
+    (strings in lower case): then the others probably are too."""
+    for record in islice(records, _PROBE):
+        raw = record.properties.principalId
+        if type(raw) is not str or raw != raw.lower():
+            return False
+    return True
 
 
 def _depth(key: str) -> int:
@@ -333,6 +347,95 @@ class Indexes:
         self._plans_by_op: dict[tuple[str, bool], OpPlan] = {}
 
     def _build_assignments(self, records: Iterable[RoleAssignmentRecord]) -> None:
+        """:attr:`assignments`, :attr:`at_scope`, :attr:`by_scope` and the principals' keys and
+        numbers, by :meth:`_build_lower_ids` when the first ids are in lower case (and all of
+        them turn out to be), else by :meth:`_build_any_ids`: the same indexes either way."""
+        rows = records if isinstance(records, list) else list(records)
+        if not (_lower_ids(rows) and self._build_lower_ids(rows)):
+            self._build_any_ids(rows)
+
+    def _build_lower_ids(self, records: list[RoleAssignmentRecord]) -> bool:
+        """:meth:`_build_assignments` when every principal id is its own key (lower case, as
+        ids usually are): the records' ids serve as keys, and the keys are numbered afterwards
+        by one pass in C (a lookup per assignment in a small, warm table, not in the loop
+        below, where each would miss the processor's caches). False, with nothing changed but
+        the scope tree's registrations (which the general build repeats alike), when an id is
+        not lower case."""
+        add_scope = self.scopes.add
+        at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
+        by_scope: dict[str, list[AssignmentEntry]] = {}
+        overflow: dict[tuple[str, str], list[AssignmentEntry]] = {}
+        entries: list[AssignmentEntry] = []
+        append = entries.append
+        # a scope as written gives its key, its principal table and its list in one lookup (the
+        # list in snapshot order: :attr:`by_scope`, made here while each record is fresh)
+        scopes: dict[str, tuple[str, dict[str, tuple[AssignmentEntry, ...]], Any]] = {}
+        role_keys: dict[str, str] = {}
+        last_raw: Any = _FIRST  # no scope is this: the first record finds its slot
+        scope = ""
+        principals: dict[str, tuple[AssignmentEntry, ...]] = {}
+        listed: Any = None
+        for record in records:
+            props = record.properties
+            raw = props.scope
+            if raw is not last_raw:
+                last_raw = raw
+                slot = scopes.get(raw)
+                if slot is None:
+                    key = _intern(add_scope(raw or "/"))
+                    table = at_scope.get(key)
+                    if table is None:
+                        table = at_scope[key] = {}
+                        by_scope[key] = []
+                    slot = scopes[raw] = (key, table, by_scope[key].append)
+                scope, principals, listed = slot
+            principal = props.principalId
+            raw = props.roleDefinitionId
+            role = role_keys.get(raw)
+            if role is None:
+                role = role_keys[raw] = _intern(role_guid(raw))
+            if props.condition:
+                entry = AssignmentEntry(
+                    record,
+                    principal,
+                    scope,
+                    role,
+                    make_cond(props.condition, props.conditionVersion),
+                )
+            else:
+                entry = AssignmentEntry(record, principal, scope, role, None)
+            append(entry)
+            listed(entry)
+            single = (entry,)
+            bucket = principals.setdefault(principal, single)
+            if bucket is single:
+                continue
+            if len(bucket) < _BUCKET_TUPLE_MAX:
+                principals[principal] = (*bucket, entry)
+            else:
+                overflow.setdefault((scope, principal), list(bucket)).append(entry)
+        # each key numbered once, in order of first appearance (:attr:`principal_numbers`)
+        numbered: defaultdict[str, int] = defaultdict(count().__next__)
+        numbers = array("i", [numbered[entry.principal] for entry in entries])
+        keys = list(numbered)
+        try:
+            if any(map(str.__ne__, keys, map(str.lower, keys))):
+                return False
+        except TypeError:  # an id that is no string: the general build reports it
+            return False
+        for (scope, principal), grown in overflow.items():
+            at_scope[scope][principal] = tuple(grown)
+        self.directory.add_keys(keys)
+        self.assignments = entries
+        self.principal_keys = keys
+        self.principal_numbers = numbers
+        self.at_scope = at_scope
+        self._by_scope = by_scope
+        return True
+
+    def _build_any_ids(self, records: Iterable[RoleAssignmentRecord]) -> None:
+        """:meth:`_build_assignments` for any principal ids: each id as written is looked up
+        (its key and number found once, when first met)."""
         add_scope = self.scopes.add
         add_principal = self.directory.add
         at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
@@ -409,37 +512,56 @@ class Indexes:
 
     def _build_denies(self, records: Iterable[DenyAssignmentRecord]) -> None:
         shapes: dict[tuple[object, ...], int] = {}
+        # deny assignments' permission lists repeat (a few shapes among thousands): each
+        # distinct list is compiled once and its permissions shared (they are immutable)
+        compiled: dict[tuple[object, ...], tuple[CompiledPermission, ...]] = {}
+        add_scope = self.scopes.add
+        add = self.directory.add
         for record in records:
             props = record.properties
-            scope = self.scopes.add(props.scope or "/")
-            named = [p for p in props.principals if p.id]
-            excluded = [p for p in props.excludePrincipals if p.id]
+            scope = add_scope(props.scope or "/")
+            everyone = excludes_everyone = False
+            named: list[str] = []
+            for p in props.principals:
+                if p.id:
+                    if is_all_principals(p):
+                        everyone = True
+                    else:
+                        named.append(add(p.id))
+            excluded: list[str] = []
+            for p in props.excludePrincipals:
+                if p.id:
+                    if is_all_principals(p):
+                        excludes_everyone = True
+                    else:
+                        excluded.append(add(p.id))
+            content = tuple(
+                (
+                    tuple(p.actions),
+                    tuple(p.notActions),
+                    tuple(p.dataActions),
+                    tuple(p.notDataActions),
+                    p.condition,
+                    p.conditionVersion,
+                )
+                for p in props.permissions
+            )
+            permissions = compiled.get(content)
+            if permissions is None:
+                permissions = compiled[content] = tuple(
+                    CompiledPermission.build(i, *fields) for i, fields in enumerate(content)
+                )
             entry = DenyEntry(
                 record=record,
                 id=record.id or "",
                 name=props.denyAssignmentName or record.name or record.id or "",
                 scope=scope,
                 at_scope_only=bool(props.doNotApplyToChildScopes),
-                everyone=any(is_all_principals(p) for p in named),
-                principals=frozenset(
-                    self.directory.add(p.id) for p in named if p.id and not is_all_principals(p)
-                ),
-                excluded=frozenset(
-                    self.directory.add(p.id) for p in excluded if p.id and not is_all_principals(p)
-                ),
-                excludes_everyone=any(is_all_principals(p) for p in excluded),
-                permissions=tuple(
-                    CompiledPermission.build(
-                        i,
-                        p.actions,
-                        p.notActions,
-                        p.dataActions,
-                        p.notDataActions,
-                        p.condition,
-                        p.conditionVersion,
-                    )
-                    for i, p in enumerate(props.permissions)
-                ),
+                everyone=everyone,
+                principals=frozenset(named),
+                excluded=frozenset(excluded),
+                excludes_everyone=excludes_everyone,
+                permissions=permissions,
                 cond=make_cond(props.condition, props.conditionVersion),
             )
             entry.shape_id = shapes.setdefault(entry.shape, len(shapes))

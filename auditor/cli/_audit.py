@@ -578,12 +578,17 @@ def register(app: typer.Typer) -> None:
             rule_packs=rules,
         )
         history_file = _history.start(history, options, fail_on_new)
+        from auditor.cli import collector_paused
         from auditor.cli._progress import stage
 
         if snapshot is not None:
-            with stage(f"Loading {snapshot}"):
+            # the estate and the findings make no cycles: no collection walks them (frozen after)
+            with stage(f"Loading {snapshot}"), collector_paused():
                 estate = read_estate(snapshot, warn=False, config=config)
-            with stage(f"Auditing {len(estate.roleAssignments):,} role assignments and the rest"):
+            with (
+                stage(f"Auditing {len(estate.roleAssignments):,} role assignments and the rest"),
+                collector_paused(),
+            ):
                 result = audit_snapshot(estate, options, target=os.fspath(snapshot))
         else:
             assert base_url is not None
