@@ -50,11 +50,11 @@ def test_principal_fields_read_straight_equal_the_whole_principals(doc: dict[str
     rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
     entry = rows._ix.directory.entry
     for path in PRINCIPAL_PATHS:
-        getter = rows._principal_getter(tuple(path.casefold().split("/")))
-        assert getter is not None, path
+        reader = rows._principal_reader(tuple(path.casefold().split("/")))
+        assert reader is not None, path
         for key in set(rows.column("principal")):
             principal, given_type = key if isinstance(key, tuple) else (key, None)
-            fast = getter(principal, given_type, entry(principal))
+            (fast,) = reader([principal], [given_type], [entry(principal)])
             assert fast == _slow_value(rows, key, path), (path, key)
             assert type(fast) is type(_slow_value(rows, key, path)), (path, key)
         # and the key columns group the assignments as the whole values do
@@ -74,7 +74,7 @@ def test_other_paths_take_the_general_path() -> None:
     snapshot = loads_snapshot(b'{"snapshotVersion": 1}', source="s.json")
     rows = _access_rows(Engine(settings={}, as_of=AS_OF, snapshot=snapshot).context).assignments
     for path in ("principalName", "principalId", "principal", "principal/displayName", "x"):
-        assert rows._principal_getter(tuple(path.casefold().split("/"))) is None, path
+        assert rows._principal_reader(tuple(path.casefold().split("/"))) is None, path
     assert set(_PRINCIPAL_FIELDS) >= {"guests", "guestnames", "membershipdepth"}
 
 

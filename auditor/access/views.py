@@ -15,9 +15,10 @@ are few). A predicate is then evaluated once per distinct key of what it reads (
 principal's type, the role, the scope's level: a handful of combinations), not once per assignment
 (:meth:`AssignmentRows.fields_row`); :meth:`AssignmentRows.row` is the whole row of one assignment
 (for a failing finding's message and evidence). The rule engine reads the values of a path once
-per distinct key of its facet (:meth:`AssignmentRows.key_values`) and each assignment's key as a
-number (:meth:`AssignmentRows.facet_codes`), so that its loops over a million assignments run in C
-(``auditor.audit.resources._verdicts``).
+per distinct key of its facet, listed in the order of the facet's keys
+(:meth:`AssignmentRows.key_value_list`), and each assignment's key as a number
+(:meth:`AssignmentRows.facet_codes`; the rows shown read their keys through these numbers too), so
+that its loops over a million assignments run in C (``auditor.audit.resources._verdicts``).
 
 Fields of a role assignment row, by facet:
 
@@ -170,6 +171,7 @@ class AssignmentRows:
     _paths: dict[str, Any] = field(default_factory=dict)
     _keysets: dict[str, list[Any]] = field(default_factory=dict)
     _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
+    _value_lists: dict[str, tuple[list[Any], list[Any]]] = field(default_factory=dict)
     _codes: dict[str, tuple[Sequence[int], list[Any]]] = field(default_factory=dict)
     _principal_args: tuple[list[Any], tuple[list[str], list[Any], list[Any]]] | None = None
     _shown: dict[frozenset[str], tuple[Any, ...]] = field(default_factory=dict)
@@ -192,14 +194,13 @@ class AssignmentRows:
 
     def _make_column(self, facet: str) -> list[Any]:
         # the fields read by comprehensions (in 3.11 faster than map(attrgetter) over a
-        # million records); each distinct scope's kind found once
+        # million records)
         entries = self._ix.assignments
         if facet == "role":
             return [entry.role for entry in entries]
-        if facet == "scopeLevel":
-            scopes = [entry.scope for entry in entries]
-            kinds = {scope: ScopeTree.kind(scope) for scope in dict.fromkeys(scopes)}
-            return list(map(kinds.__getitem__, scopes))
+        if facet == "scopeLevel":  # from the numbers (see facet_codes)
+            levels, names = self.facet_codes(facet)
+            return list(map(names.__getitem__, levels))
         # a key that is a pair is made once per distinct pair and shared by every assignment
         # that has it (a million assignments to a few thousand principals: no million tuples)
         shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
@@ -222,22 +223,9 @@ class AssignmentRows:
             distinct.difference_update(untyped)  # each such principal's keys are its pairs
             self._keysets[facet] = [*distinct, *shared.values()]
             return keys
-        if facet == "condition":
-            # most assignments have neither a condition nor a version (a version alone counts
-            # too): one pass over the records finds the few that have one of them, and only
-            # those are read again
-            out: list[Any] = [_NO_CONDITION_KEY] * len(entries)
-            others = [
-                index
-                for index, entry in enumerate(entries)
-                if (p := entry.record.properties).condition is not None
-                or p.conditionVersion is not None
-            ]
-            for index in others:
-                p = entries[index].record.properties
-                pair = (p.condition, p.conditionVersion)
-                out[index] = share(pair, pair)
-            return out
+        if facet == "condition":  # from the numbers (see facet_codes): pairs shared
+            pairs, conditions = self.facet_codes(facet)
+            return list(map(conditions.__getitem__, pairs))
         raise KeyError(facet)
 
     # -- rows
@@ -284,44 +272,51 @@ class AssignmentRows:
         path; the path must read a facet (:meth:`facet_of`) other than the assignment's."""
         folded = path.casefold()
         found = self._values.get(folded)
+        if found is None:
+            keys, values = self.key_value_list(folded)
+            found = self._values[folded] = dict(zip(keys, values, strict=True))
+        return found
+
+    def key_value_list(self, path: str) -> tuple[list[Any], list[Any]]:
+        """The distinct keys of the facet member ``path`` reads (:meth:`_distinct`, the keys of
+        :meth:`facet_codes`) and the value at ``path`` of each, in that order: :meth:`key_values`
+        without a dictionary (the rule engine reads the values of a hundred thousand principals
+        by their numbers). Made once per path."""
+        folded = path.casefold()
+        found = self._value_lists.get(folded)
         if found is not None:
             return found
         parts = [p for p in folded.split("/") if p]
         facet = self.facet_of(folded)
         if facet is None or facet == "assignment":
             raise ValueError(f"{path!r} reads no facet of distinct keys")
-        values: dict[Any, Any] = {}
-        fast = self._principal_getter(tuple(parts)) if facet == "principal" else None
-        if fast is not None and parts == ["guests"]:
+        keys = self._distinct(facet)
+        values: list[Any]
+        read = self._principal_reader(tuple(parts)) if facet == "principal" else None
+        if read is not None and parts == ["guests"]:
             # the (guest, membership path) pairs behind the guest objects: equal exactly when
             # the objects are (a guest's id is its key as first seen), and made without them
-            guests = self._guests_of()
             empty = _frozen([])
-            for key in self._distinct(facet):
-                held = guests.get(key[0] if isinstance(key, tuple) else key)
-                values[key] = empty if held is None else ("guests", tuple(held))
-        elif fast is not None:  # a field read straight from each principal's directory entry
-            keys = self._distinct(facet)
-            read = list(map(fast, *self._principal_arguments(keys)))
-            if set(map(type, read)) <= _SCALAR_TYPES:  # the common case: in C
-                values = dict(zip(keys, read, strict=True))
-            else:
-                last: Any = values  # a list the getter gives again (no guests) is frozen once
+            held_by = map(self._guests_of().get, self._principal_arguments(keys)[0])
+            values = [empty if held is None else ("guests", tuple(held)) for held in held_by]
+        elif read is not None:  # a field read straight from each principal's directory entry
+            values = read(*self._principal_arguments(keys))
+            if not set(map(type, values)) <= _SCALAR_TYPES:  # else the common case: as read
+                last: Any = values  # a list the reader gives again (no guests) is frozen once
                 frozen: Any = None
-                for key, value in zip(keys, read, strict=True):
+                for index, value in enumerate(values):
                     if isinstance(value, _SCALARS):
-                        values[key] = value
-                    elif value is last:
-                        values[key] = frozen
-                    else:
+                        continue
+                    if value is not last:
                         last, frozen = value, _frozen(value)
-                        values[key] = frozen
+                    values[index] = frozen
         else:
-            for key in self._distinct(facet):
+            values = []
+            for key in keys:
                 value = self._facet_field(facet, key, parts)
-                values[key] = value if isinstance(value, _SCALARS) else _frozen(value)
-        self._values[folded] = values
-        return values
+                values.append(value if isinstance(value, _SCALARS) else _frozen(value))
+        found = self._value_lists[folded] = (keys, values)
+        return found
 
     def facet_codes(self, facet: str) -> tuple[Sequence[int], list[Any]]:
         """Every assignment's key of ``facet`` as a number (in 1, 2 or 4 bytes), and the keys by
@@ -333,6 +328,8 @@ class AssignmentRows:
                 self._codes[facet] = found
         if found is None and facet == "condition":
             found = self._codes[facet] = self._condition_codes()
+        if found is None and facet == "scopeLevel":
+            found = self._codes[facet] = self._scope_level_codes()
         if found is None:
             keys = self._distinct(facet)
             number = {key: n for n, key in enumerate(keys)}
@@ -342,24 +339,63 @@ class AssignmentRows:
             found = self._codes[facet] = (codes, keys)
         return found
 
+    def _scope_level_codes(self) -> tuple[Sequence[int], list[Any]]:
+        """:meth:`facet_codes` of the scope level facet: the level of each scope of the index
+        (:attr:`~auditor.access.Indexes.at_scope`, the distinct scope keys the assignments hold)
+        found once, each assignment's number read through its scope (no column of a million
+        levels made first, no million scopes hashed to find the distinct ones), and the keys
+        only the levels some assignment has. Sets the facet's keys (:meth:`_distinct`)."""
+        scopes = [entry.scope for entry in self._ix.assignments]
+        numbers: dict[str, int] = {}  # level -> its number
+        number_of: dict[str, int] = {}  # scope -> its level's number
+        # the distinct scopes are the index's (a scope key for each, as the assignments hold)
+        for scope in getattr(self._ix, "at_scope", None) or dict.fromkeys(scopes):
+            number_of[scope] = numbers.setdefault(ScopeTree.kind(scope), len(numbers))
+        try:
+            codes = array("B", map(number_of.__getitem__, scopes))  # five levels at most
+        except KeyError:  # a scope the index does not list: never so, but sound
+            distinct = dict.fromkeys(scopes)
+            number_of = {s: numbers.setdefault(ScopeTree.kind(s), len(numbers)) for s in distinct}
+            codes = array("B", map(number_of.__getitem__, scopes))
+        keys = list(numbers)
+        present = codes.tobytes()
+        if any(number not in present for number in range(len(keys))):  # a level no one has
+            kept = [number for number in range(len(keys)) if number in present]
+            renumber = bytearray(256)
+            for new, number in enumerate(kept):
+                renumber[number] = new
+            codes = array("B", present.translate(renumber))
+            keys = [keys[number] for number in kept]
+        self._keysets["scopeLevel"] = keys
+        return codes, keys
+
     def _condition_codes(self) -> tuple[Sequence[int], list[Any]]:
-        """:meth:`facet_codes` of the condition facet: every assignment without a condition or
-        version shares one key object (:meth:`_make_column`), so only the few others are looked
-        up (a million assignments: no million pairs hashed)."""
-        column = self.column("condition")
-        others = list(
-            compress(range(len(column)), map(operator.is_not, column, repeat(_NO_CONDITION_KEY)))
-        )
-        keys = self._keysets.get("condition")
-        if keys is None:
-            distinct = dict.fromkeys(column[index] for index in others)
-            if len(others) < len(column):
-                distinct = {_NO_CONDITION_KEY: None, **distinct}
-            keys = self._keysets["condition"] = list(distinct)
-        number = {key: n for n, key in enumerate(keys)}
-        codes = array(_typecode(len(keys)), [number.get(_NO_CONDITION_KEY, 0)]) * len(column)
+        """:meth:`facet_codes` of the condition facet, keyed by ``(condition, version)`` pairs:
+        most assignments have neither a condition nor a version (a version alone counts too), so
+        one pass over the records finds the few that have one of them and only those are read
+        again; the others share one key (a million assignments: no million pairs made or
+        hashed), and equal pairs are one object. Sets the facet's keys (:meth:`_distinct`)."""
+        entries = self._ix.assignments
+        others = [
+            index
+            for index, entry in enumerate(entries)
+            if (p := entry.record.properties).condition is not None
+            or p.conditionVersion is not None
+        ]
+        shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+        pairs = []
         for index in others:
-            codes[index] = number[column[index]]
+            p = entries[index].record.properties
+            pair = (p.condition, p.conditionVersion)
+            pairs.append(shared.setdefault(pair, pair))
+        keys = list(shared)
+        if len(others) < len(entries):
+            keys.insert(0, _NO_CONDITION_KEY)
+        self._keysets["condition"] = keys
+        number = {key: n for n, key in enumerate(keys)}
+        codes = array(_typecode(len(keys)), [0]) * len(entries)
+        for index, pair in zip(others, pairs, strict=True):
+            codes[index] = number[pair]
         return codes, keys
 
     def _principal_codes(self) -> tuple[Sequence[int], list[Any]] | None:
@@ -428,11 +464,14 @@ class AssignmentRows:
         paths reads them)."""
         found = self._keysets.get(facet)
         if found is None:
-            found = self._keysets[facet] = list(set(self.column(facet)))
+            column = self.column(facet)  # the keys of a facet numbered first are set with it
+            found = self._keysets.get(facet)
+            if found is None:
+                found = self._keysets[facet] = list(set(column))
         return found
 
     def _principal_arguments(self, keys: list[Any]) -> tuple[list[str], list[Any], list[Any]]:
-        """The arguments of a :meth:`_principal_getter` function for each of the principal keys
+        """The arguments of a :meth:`_principal_reader` function for the principal keys
         ``keys`` (the principal facet's distinct keys): principal keys, the assignments' given
         types, directory entries. Made once while ``keys`` is the facet's list."""
         found = self._principal_args
@@ -445,35 +484,44 @@ class AssignmentRows:
             found = self._principal_args = (keys, (principals, given, records))
         return found[1]
 
-    def _principal_getter(self, parts: tuple[str, ...]) -> Callable[[str, Any, Any], Any] | None:
+    def _principal_reader(
+        self, parts: tuple[str, ...]
+    ) -> Callable[[list[str], list[Any], list[Any]], list[Any]] | None:
         """For the member paths RBAC rules read of a principal, the function giving the value at
-        ``parts`` from ``(principal key, the assignment's principalType, directory entry or
-        None)``: the value :meth:`_principal` gives at that path, without making the principal's
-        other fields (a million assignments have a hundred thousand principals). None for any
-        other path."""
-        listed = self.directory_listed
+        ``parts`` of each principal from the lists ``(principal keys, the assignments' given
+        principalType, directory entries or None)`` (:meth:`_principal_arguments`): the values
+        :meth:`_principal` gives at that path, without making the principals' other fields (a
+        million assignments have a hundred thousand principals). None for any other path."""
         if parts == ("principal", "indirectory"):
-            return lambda _key, _given, record: (record is not None) if listed else None
+            if not self.directory_listed:
+                return lambda keys, _given, _records: [None] * len(keys)
+            return lambda _keys, _given, records: [r is not None for r in records]
         if parts == ("principal", "enabled"):
-            return lambda _key, _given, record: None if record is None else record.accountEnabled
+            return lambda _keys, _given, records: [
+                None if r is None else r.accountEnabled for r in records
+            ]
         if parts == ("principal", "usertype"):
-            return lambda _key, _given, record: None if record is None else record.userType
+            return lambda _keys, _given, records: [
+                None if r is None else r.userType for r in records
+            ]
         if parts == ("principal", "guest"):
-            return lambda _key, _given, record: (
-                None if record is None else (record.userType or "").lower() == "guest"
-            )
+            return lambda _keys, _given, records: [
+                None if r is None else (r.userType or "").lower() == "guest" for r in records
+            ]
         if parts == ("principaltype",):
-            return lambda _key, given, record: (
-                str(record.type) if record is not None and record.type else given or "User"
-            )
+            return lambda _keys, given, records: [
+                str(r.type) if r is not None and r.type else g or "User"
+                for r, g in zip(records, given, strict=True)
+            ]
         name = _PRINCIPAL_FIELDS.get(parts[0], "") if len(parts) == 1 else ""
         if name in ("guests", "guestNames", "membershipDepth"):
             guests = self._guests_of()
             none: Any = None if name == "membershipDepth" else []  # held by no guest
             field = self._field
-            return lambda key, given, record: (
-                field(key, given, record, name) if key in guests else none
-            )
+            return lambda keys, given, records: [
+                field(k, g, r, name) if k in guests else none
+                for k, g, r in zip(keys, given, records, strict=True)
+            ]
         return None
 
     def fields_row(self, names: Iterable[str], index: int) -> dict[str, Any]:
@@ -490,7 +538,7 @@ class AssignmentRows:
     def row(self, index: int) -> dict[str, Any]:
         """The whole row of assignment ``index``: its own fields (:meth:`_assignment`), then
         those of its facets (:data:`FACETS`, each made once per key), in one dict."""
-        column = self.column
+        key = self._key
         facet = self._facet
         record = self._ix.assignments[index].record
         p = record.properties
@@ -501,11 +549,17 @@ class AssignmentRows:
             "scope": p.scope or "/",
             "roleDefinitionId": p.roleDefinitionId,
             "condition": p.condition,
-            **facet("principal", column("principal")[index], index),
-            **facet("role", column("role")[index], index),
-            **facet("scopeLevel", column("scopeLevel")[index], index),
-            **facet("condition", column("condition")[index], index),
+            **facet("principal", key("principal", index), index),
+            **facet("role", key("role", index), index),
+            **facet("scopeLevel", key("scopeLevel", index), index),
+            **facet("condition", key("condition", index), index),
         }
+
+    def _key(self, facet: str, index: int) -> Any:
+        """Assignment ``index``'s key of ``facet``, read through its number
+        (:meth:`facet_codes`: no column of a million keys made for it)."""
+        codes, keys = self._codes.get(facet) or self.facet_codes(facet)
+        return keys[codes[index]]
 
     def shown_row(self, index: int, names: frozenset[str]) -> dict[str, Any]:
         """The fields of :meth:`row` whose case-folded name is in ``names``, with the assignment's
@@ -516,7 +570,7 @@ class AssignmentRows:
         plan = self._shown.get(names)
         if plan is None:
             plan = self._shown[names] = self._shown_plan(names)
-        entries, principals, principal_fields, made, facets = plan
+        entries, codes, principals, principal_fields, made, facets = plan
         record = entries[index].record
         p = record.properties
         row: dict[str, Any] = {
@@ -528,7 +582,7 @@ class AssignmentRows:
             "condition": p.condition,
         }
         if principal_fields:
-            key = principals[index]
+            key = principals[codes[index]]
             fields = made.get(key)
             if fields is None:
                 whole = self._facets.get("principal", {}).get(key)
@@ -545,24 +599,25 @@ class AssignmentRows:
                     }
                 made[key] = fields
             row.update(fields)
-        for facet, column, cache in facets:
-            key = column[index]
+        for facet, numbers, keys, cache in facets:
+            key = keys[numbers[index]]
             found = cache.get(key)
             row.update(found if found is not None else self._facet(facet, key, index))
         return row
 
     def _shown_plan(self, names: frozenset[str]) -> tuple[Any, ...]:
-        """What :meth:`shown_row` reads for ``names``: the assignments, the principal column and
-        fields read, the principals' fields made so far, and each other facet read with its
-        column and its fields made so far (dropped with them by :meth:`keep`)."""
+        """What :meth:`shown_row` reads for ``names``: the assignments, the principals' numbers
+        and keys (:meth:`facet_codes`) and fields read, the principals' fields made so far, and
+        each other facet read with its numbers, keys and fields made so far (dropped with them
+        by :meth:`keep`)."""
         principal_fields = tuple(n for n in _PRINCIPAL_FIELDS if n in names)
         facets = [
-            (f, self.column(f), self._facets.setdefault(f, {}))
+            (f, *self.facet_codes(f), self._facets.setdefault(f, {}))
             for f in ("role", "scopeLevel", "condition")
             if any(ASSIGNMENT_FACETS.get(n) == f for n in names)
         ]
-        principals = self.column("principal") if principal_fields else ()
-        return self._ix.assignments, principals, principal_fields, {}, facets
+        codes, principals = self.facet_codes("principal") if principal_fields else ((), [])
+        return self._ix.assignments, codes, principals, principal_fields, {}, facets
 
     def keep(self, paths: Iterable[str]) -> None:
         """Drop the keys and facets made so far that no member path of ``paths`` reads (they are
@@ -573,8 +628,11 @@ class AssignmentRows:
             del self._paths[path]
         for path in [p for p in self._values if p not in folded]:
             del self._values[path]
-        for facet in [f for f in self._columns if f not in facets]:
-            del self._columns[facet]
+        for path in [p for p in self._value_lists if p not in folded]:
+            del self._value_lists[path]
+        made = {*self._columns, *self._keysets, *self._codes}  # numbers are made without columns
+        for facet in [f for f in made if f not in facets]:
+            self._columns.pop(facet, None)
             self._keysets.pop(facet, None)
             self._codes.pop(facet, None)
         for facet in [f for f in self._facets if f not in facets]:

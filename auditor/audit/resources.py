@@ -492,9 +492,10 @@ def _judged(
 
     Each distinct combination of the values the rule reads is judged once, on a row of just the
     fields it reads: the values of a facet (the principal, the role...) are found once per
-    distinct key of that facet (:meth:`~auditor.access.AssignmentRows.key_values`), numbered per
-    distinct combination, and the numbers of the facets read are combined per assignment by
-    loops that run in C (a million assignments: no Python step each)."""
+    distinct key of that facet (:meth:`~auditor.access.AssignmentRows.key_value_list`), numbered
+    per distinct combination, and the numbers of the facets read are combined per assignment by
+    loops that run in C (a million assignments: no Python step each); the distinct combinations
+    and the failures are found by searches in C where they are few."""
     n = len(rows)
     passed: list[int] = []
     failed: list[int] = []
@@ -529,17 +530,22 @@ def _judged(
     keys_of: list[list[Any]] = []
     for facet in facets:
         codes, keys = rows.facet_codes(facet)
-        # each key's values, each with its type (1 and true, 0 and false are judged apart)
-        typed: list[list[tuple[type, Any]]] = []
+        # each key's values (with their types where 1 and true, 0 and false could meet)
+        typed: list[list[Any]] = []
         for path in by_facet[facet]:
-            found = list(map(rows.key_values(path).__getitem__, keys))
-            typed.append(list(zip(map(type, found), found, strict=True)))
+            listed, found = rows.key_value_list(path)
+            if listed is not keys:  # the facet's keys in another order: never so, but sound
+                found = list(map(rows.key_values(path).__getitem__, keys))
+            typed.append(_typed(found))
         per_key: list[Any] = typed[0] if len(typed) == 1 else list(zip(*typed, strict=True))
         # each distinct combination numbered in the order first met, in C
         numbers = {combo: n for n, combo in enumerate(dict.fromkeys(per_key))}
         lut = list(map(numbers.__getitem__, per_key))
-        first = dict(zip(reversed(lut), reversed(keys), strict=True))  # each number's first key
-        example = [first[number] for number in range(len(numbers))]
+        example = []  # each number's first key: numbered in order, each is met after the last
+        start = 0
+        for number in range(len(numbers)):
+            start = lut.index(number, start)
+            example.append(keys[start])
         codes_of.append(codes)
         luts.append(lut)
         keys_of.append(example)
@@ -547,7 +553,8 @@ def _judged(
     combos: Any
     if math.prod(sizes) <= _BYTE_COMBINATIONS:
         combos = _byte_combinations(codes_of, luts, sizes, n)
-        distinct: Iterable[int] = set(combos)
+        # each possible number looked for (a memchr each, in C): no million-item set
+        distinct: Iterable[int] = [b for b in range(math.prod(sizes)) if b in combos]
     elif math.prod(sizes) <= _SHORT_COMBINATIONS:
         combos = _short_combinations(codes_of, luts, sizes, n)
         distinct = set(combos)
@@ -588,8 +595,41 @@ def _judged(
     else:
         verdict = bytes(map(verdicts.__getitem__, combos))
     del combos
-    failed = list(compress(range(n), verdict.translate(_FAIL_MASK)))
-    return verdict.translate(_PASS_MASK), failed
+    return verdict.translate(_PASS_MASK), _failing(verdict)
+
+
+def _failing(verdict: bytes) -> list[int]:
+    """The indexes of the failing assignments of :func:`_judged`'s ``verdict`` (a byte each, 2
+    for a failure), in order: found by :meth:`bytes.find` (a memchr, in C) when they are few (a
+    rule fails a few thousand assignments of a million), else by one pass over a mask."""
+    if verdict.count(2) * _FEW_FAILING > len(verdict):
+        return list(compress(range(len(verdict)), verdict.translate(_FAIL_MASK)))
+    failed: list[int] = []
+    add = failed.append
+    find = verdict.find
+    index = find(2)
+    while index >= 0:
+        add(index)
+        index = find(2, index + 1)
+    return failed
+
+
+def _typed(values: list[Any]) -> list[Any]:
+    """``values`` as keys that are equal only for values equal and of the same type: as they are
+    when no two of their types can hold equal values (strings, null, frozen lists and objects,
+    and at most one of booleans, integers and floats), else each with its type (1 and true, 0
+    and false are judged apart)."""
+    kinds = set(map(type, values))
+    numeric = kinds - _UNMIXED_TYPES
+    if len(numeric) <= 1 and numeric <= _NUMBER_TYPES:
+        return values
+    return list(zip(map(type, values), values, strict=True))
+
+
+_UNMIXED_TYPES = frozenset({str, type(None), tuple})
+"""Value types none of whose values equals a value of another type (frozen lists and objects are
+tagged tuples: :func:`auditor.access.views._frozen`)."""
+_NUMBER_TYPES = frozenset({bool, int, float})
 
 
 def _byte_combinations(
@@ -642,3 +682,5 @@ _SHORT_COMBINATIONS = 1 << 16
 """Combinations that :func:`_short_combinations` numbers in two bytes (past them, 8 bytes)."""
 _PASS_MASK = bytes([0, 1] + [0] * 254)
 _FAIL_MASK = bytes([0, 0, 1] + [0] * 253)
+_FEW_FAILING = 16
+""":func:`_failing` finds the failures one by one when at most one assignment in this many fails."""
