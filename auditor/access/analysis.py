@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from auditor.access.catalogue import CompiledPermission, RoleEntry
 from auditor.access.conditions import Cond
-from auditor.access.decision import AccessRequest, decide
+from auditor.access.decision import AccessRequest, _decided
 from auditor.access.globs import covers, intersects
 from auditor.access.indexes import AssignmentEntry, DenyEntry, Indexes
 from auditor.access.queries import _FULL, _deny_verdict
@@ -192,6 +192,7 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
         return []
     directory = ix.directory
     graph = nx.DiGraph()
+    link = graph.add_edge
     # (principal key, scope key) -> [(assignment entry, assignee)]
     candidates: dict[tuple[str, str], list[AssignmentEntry]] = {}
     linked_roles: set[str] = set()
@@ -205,21 +206,21 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
                 continue
             assignee = entry.principal
             ra_node = ("ra", entry.id)
-            graph.add_edge(("p", assignee), ra_node)
+            link(("p", assignee), ra_node)
             role_node = ("role", entry.role)
-            graph.add_edge(ra_node, role_node)
+            link(ra_node, role_node)
             # a role's and a group's edges are added once (adding an edge again changes nothing)
             if entry.role not in linked_roles:
                 linked_roles.add(entry.role)
                 for action, perm in roles[entry.role]:
                     perm_node = ("perm", entry.role, perm.index)
-                    graph.add_edge(role_node, perm_node)
-                    graph.add_edge(perm_node, ("op", action))
+                    link(role_node, perm_node)
+                    link(perm_node, ("op", action))
             towards = directory.transitive_members(assignee)
             people = linked.get(assignee)
             if people is None:
                 for member, nxt in towards.items():
-                    graph.add_edge(("p", member), ("p", nxt))
+                    link(("p", member), ("p", nxt))
                 people = linked[assignee] = [m for m in towards if not _is_group(ix, m, None)]
             hint = entry.record.properties.principalType
             members = list(people)
@@ -229,17 +230,35 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
                 candidates.setdefault((member, level), []).append(entry)
     results: list[Escalation] = []
     admins: dict[str, frozenset[str]] = {}  # per scope: who holds an administrator role there
+    plans = [(action, ix.plan(action, False)) for action in ESCALATION_ACTIONS]
+    # per (scope, action): whether a principal that no deny assignment names or excludes is
+    # denied there. The denies that block such a principal do not depend on who it is (those
+    # naming every principal, their conditions judged on the request: the decision's ``clean``
+    # path), so one such principal's denial is every such principal's, and most candidates are
+    # denied both operations
+    denied_clean: dict[tuple[str, str], bool] = {}
     for member, level in sorted(candidates):
         entries = candidates[(member, level)]
         if _holds_role(ix, member, ix.scopes.chain(level), ADMIN_ROLES, admins):
             continue
         shown_scope = ix.scopes.display(level)
-        verdicts = {
-            action: decide(
-                ix, AccessRequest(directory.display(member), action, shown_scope), explain=False
+        who = directory.display(member)
+        # decide(ix, AccessRequest(who, action, shown_scope), explain=False) for each action,
+        # with decide's look-ups (the principal's, the scope's levels) made once for both
+        seen = ix.principal(who)
+        levels = ix.levels(shown_scope)
+        clean = seen[2]
+        verdicts: dict[str, str] = {}
+        for action, plan in plans:
+            if clean and denied_clean.get((level, action)):
+                verdicts[action] = "denied"
+                continue
+            verdict = _decided(
+                ix, AccessRequest(who, action, shown_scope), levels, False, seen, plan
             ).decision
-            for action in ESCALATION_ACTIONS
-        }
+            verdicts[action] = verdict
+            if clean:
+                denied_clean[(level, action)] = verdict == "denied"
         allowed = tuple(a for a, v in verdicts.items() if v == "allowed")
         maybe = tuple(a for a, v in verdicts.items() if v == "conditional")
         if allowed:
@@ -498,19 +517,45 @@ def _dead_candidates(ix: Indexes, chain: tuple[str, ...]) -> tuple[DenyEntry, ..
     return tuple(found)
 
 
+_EAGER_ROLES = 64
+"""Catalogues of at most this many roles have, in :func:`dead_grants`, the roles the denies reaching
+a scope could block found once per set of deny shapes for every role of the catalogue (a scope
+where none could be blocked is then passed over without reading its assignments); larger ones per
+scope, for the roles its assignments hold."""
+
+
+def _reaching(
+    deny_by_scope: dict[str, list[DenyEntry]], chain: tuple[str, ...]
+) -> tuple[DenyEntry, ...]:
+    """The unconditioned deny assignments at the scopes of ``chain`` that reach below them (not
+    ``doNotApplyToChildScopes``), nearest first: the part of :func:`_dead_candidates` that a
+    scope's children share."""
+    return tuple(
+        deny
+        for level in chain
+        for deny in deny_by_scope.get(level, ())
+        if deny.cond is None and not deny.at_scope_only
+    )
+
+
 def dead_grants(ix: Indexes) -> list[DeadGrant]:
     """RBAC-013 candidates. A grant to a group is dead only when no member of the group is excluded
     from the blocking denies. Roles that grant nothing are not reported.
 
-    Near-linear: the unconditioned denies reaching a scope are gathered once per scope (most scopes
-    have none, and their assignments are skipped at once); what a deny blocks of a role is computed
-    once per (role, deny shape) as a bit mask of the role's globs; whether the denies reaching a
-    scope could block every glob of a role, whoever they name, is answered once per (role, set of
-    shapes); only the assignments that pass are matched against the denies' principals."""
+    Near-linear: the unconditioned denies reaching a scope (:func:`_dead_candidates`) are the
+    scope's own followed by those its ancestors pass down, gathered once per chain of ancestors
+    (most scopes have none of their own, and share their siblings' tuple and its set of shapes);
+    what a deny blocks of a role is computed once per (role, deny shape) as a bit mask of the
+    role's globs; whether the denies reaching a scope could block every glob of a role, whoever
+    they name, is answered once per (role, set of shapes), for every role of a small catalogue at
+    once (:data:`_EAGER_ROLES`: a scope where no role could be blocked is passed over without
+    reading its assignments); only the assignments of such roles are matched against the denies'
+    principals."""
     if not ix.deny_by_scope:
         return []
     directory = ix.directory
     catalogue = ix.catalogue
+    deny_by_scope = ix.deny_by_scope
     results: list[DeadGrant] = []
     shape_ids: dict[tuple[object, ...], int] = {}
     sid_of: dict[int, int] = {}  # id(deny) -> its shape's number
@@ -524,7 +569,28 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
     possible: dict[tuple[str, frozenset[int]], bool] = {}
     # per (role GUID, applicable denies): the blocking deny ids, or None when some glob survives
     verdicts: dict[tuple[str, tuple[int, ...]], tuple[str, ...] | None] = {}
+    # per chain of ancestors: the denies they pass down, and those denies' shapes
+    passed: dict[tuple[str, ...], tuple[tuple[DenyEntry, ...], frozenset[int]]] = {}
+    # per set of shapes (small catalogues): every role whose globs they could all block
+    eager = len(catalogue.roles) <= _EAGER_ROLES
+    blockable_of: dict[frozenset[int], frozenset[str]] = {}
     chain_of = ix.scopes.chain
+
+    def patterns_of(guid: str) -> tuple[tuple[str, bool], ...]:
+        patterns = role_patterns.get(guid)
+        if patterns is None:
+            role = catalogue.role(guid)
+            patterns = role_patterns[guid] = (
+                ()
+                if role is None
+                else tuple(
+                    (pattern, data)
+                    for perm in role.permissions
+                    for data in (False, True)
+                    for pattern in perm.patterns(data)
+                )
+            )
+        return patterns
 
     def mask(guid: str, deny: DenyEntry) -> int:
         key = (guid, sid_of[id(deny)])
@@ -537,39 +603,50 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
             masks[key] = hit
         return hit
 
+    def could_block(guid: str, shapes: frozenset[int], candidates: tuple[DenyEntry, ...]) -> bool:
+        """Whether denies of ``shapes`` (those of ``candidates``) could block every glob of the
+        role ``guid`` (False when it grants nothing)."""
+        patterns = patterns_of(guid)
+        if not patterns:
+            return False
+        pkey = (guid, shapes)
+        ok = possible.get(pkey)
+        if ok is None:
+            covered = 0
+            for deny in candidates:
+                covered |= mask(guid, deny)
+            ok = possible[pkey] = covered == (1 << len(patterns)) - 1
+        return ok
+
     for level, bucket in ix.by_scope.items():
-        candidates = _dead_candidates(ix, chain_of(level))
+        chain = chain_of(level)
+        above = chain[1:]
+        inherited = passed.get(above)
+        if inherited is None:
+            down = _reaching(deny_by_scope, above)
+            inherited = passed[above] = (down, frozenset(sid_of[id(d)] for d in down))
+        candidates, shapes = inherited
+        own = deny_by_scope.get(level)
+        if own:
+            here = tuple(deny for deny in own if deny.cond is None)
+            if here:
+                candidates = here + candidates
+                shapes = shapes.union(sid_of[id(d)] for d in here)
         if not candidates:
             continue
-        shapes = frozenset(sid_of[id(d)] for d in candidates)
-        # the roles of the bucket whose every glob the denies could block: decided once per role
-        # here, and only their assignments read one by one (found in C)
-        blockable: set[str] = set()
-        for guid in set(map(_ROLE, bucket)):
-            patterns = role_patterns.get(guid)
-            if patterns is None:
-                role = catalogue.role(guid)
-                patterns = role_patterns[guid] = (
-                    ()
-                    if role is None
-                    else tuple(
-                        (pattern, data)
-                        for perm in role.permissions
-                        for data in (False, True)
-                        for pattern in perm.patterns(data)
-                    )
+        # the roles whose every glob the denies could block: for a small catalogue, every role's
+        # answer once per set of shapes; otherwise the roles of the bucket (found in C), each
+        # answered once per set of shapes; only those roles' assignments are read one by one
+        if eager:
+            blockable = blockable_of.get(shapes)
+            if blockable is None:
+                blockable = blockable_of[shapes] = frozenset(
+                    guid for guid in catalogue.roles if could_block(guid, shapes, candidates)
                 )
-            if not patterns:
-                continue
-            pkey = (guid, shapes)
-            ok = possible.get(pkey)
-            if ok is None:
-                covered = 0
-                for deny in candidates:
-                    covered |= mask(guid, deny)
-                ok = possible[pkey] = covered == (1 << len(patterns)) - 1
-            if ok:
-                blockable.add(guid)
+        else:
+            blockable = frozenset(
+                guid for guid in set(map(_ROLE, bucket)) if could_block(guid, shapes, candidates)
+            )
         if not blockable:
             continue
         for entry in compress(bucket, map(blockable.__contains__, map(_ROLE, bucket))):

@@ -73,7 +73,7 @@ def bound_evidence(
     ``sizes``: what :func:`_within` found of each list or object value met before, by ``id``
     (with the value, which it keeps alive): for evidence whose values are shared by many findings
     and never changed (the access rows' facets), each is walked once."""
-    if len(evidence) <= 16 and all(_small(v) for v in evidence.values()):
+    if len(evidence) <= 16 and all(map(_small, evidence.values())):
         return evidence  # the common case: a few scalars
     if _within(evidence) if sizes is None else _within_shared(evidence, sizes):
         return evidence  # nothing to cut: the cutter would give it back

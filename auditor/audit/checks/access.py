@@ -14,7 +14,6 @@ Which resources each rule judges (the passes it reports), and the decisions take
 
 from __future__ import annotations
 
-from array import array
 from collections import defaultdict
 from collections.abc import Iterator
 from itertools import compress
@@ -29,6 +28,7 @@ from auditor.estate.roles import (
 )
 
 _ENTRY_ID = attrgetter("id")
+_SCOPE = attrgetter("scope")
 _CONDITION = attrgetter("record.properties.condition")
 
 ROLE_ASSIGNMENT = "Cloud.Authorization/roleAssignments"
@@ -234,15 +234,17 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
     items = _pass_items(ctx)
     entries = ix.assignments
     # every loop over the million assignments runs in C: whether each one's scope is at, above
-    # or below a deny's (decided once per scope), which are dead (their ids looked up)
-    scopes = [entry.scope for entry in entries]
+    # or below a deny's (decided once per scope: the keys of the index by scope), which are dead
+    # (their ids looked up)
     chain = ix.scopes.chain
     related = {
         scope: scope in above_denies or not deny_scopes.isdisjoint(chain(scope))
-        for scope in dict.fromkeys(scopes)
+        for scope in ix.by_scope
     }
-    passing = bytearray(map(related.__getitem__, scopes))
-    del scopes
+    if all(related.values()):  # a deny at the root, say: every assignment is related
+        passing = bytearray(b"\x01") * len(entries)
+    else:
+        passing = bytearray(map(related.__getitem__, map(_SCOPE, entries)))
     failing: list[int] = []
     if dead:
         ids = map(str.lower, map(_ENTRY_ID, entries))
@@ -261,12 +263,8 @@ def dead_grants(ctx: CheckContext) -> Iterator[Outcome | PassMany]:
             **fields,
             deniedBy=", ".join(d.deniedBy),
         )
-    if items.indexes is None and passing.count(1) == len(entries):
-        # every assignment passes (most estates: a deny at the root relates them all)
-        yield PassMany(ROLE_ASSIGNMENT, Located(items.ids, items.section))
-        return
-    passes = array("i", compress(range(len(entries)), passing))  # 4 bytes a pass
-    yield PassMany(ROLE_ASSIGNMENT, items.subset(passes))
+    # the passes picked by a byte each, listed only if read (most reports count them)
+    yield PassMany(ROLE_ASSIGNMENT, items.picked(bytes(passing)))
 
 
 # --------------------------------------------------------------------------------- denies
