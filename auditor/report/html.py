@@ -11,7 +11,7 @@ rules that lacked an input, files skipped) and the rule catalogue.
 
 The listed findings (and, in a large estate, the privileged principals) travel as one compressed
 data block (:mod:`auditor.report._html_data`) that the page's script draws a page of rows at a
-time, so the report of a million role assignments stays near 15 MB and opens in seconds; up to
+time, so the report of a million role assignments stays near 17 MB and opens in seconds; up to
 :data:`STATIC_ROWS` findings are also written as markup for a browser without JavaScript. The page
 is written in parts (:func:`chunks`: before the block, the block as it is made and compressed,
 after it), so the block is never held whole nor copied into the page's text.
@@ -29,10 +29,14 @@ from the data can run script even if it got through.
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 from collections import Counter, defaultdict
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import repeat
+from operator import attrgetter, neg
 from typing import TYPE_CHECKING, Any
 
 from auditor.audit.findings import (
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from jinja2 import Environment
+    from jinja2.bccache import Bucket, BytecodeCache
     from markupsafe import Markup
 
     from auditor.audit.findings import AuditResult, EscalationPath, Privileged
@@ -258,6 +263,26 @@ def _sort_key(f: Finding) -> tuple[int, int, str]:
     return (STATUS_ORDER.get(f.status, 9), -SEVERITY_RANK.get(f.severity, 0), f.resourceId)
 
 
+def _view_key(v: FindingView) -> tuple[int, int, str]:
+    """:func:`_sort_key` of a view's finding."""
+    f = v.f
+    return (STATUS_ORDER.get(f.status, 9), -SEVERITY_RANK.get(f.severity, 0), f.resourceId)
+
+
+_resource_of = attrgetter("f.resourceId")
+_status_severity = attrgetter("status", "severity")
+_waiver_of = attrgetter("waiver")
+
+
+def _by_failures(rows: list[ResourceRow], failing_on: dict[str, int]) -> list[ResourceRow]:
+    """Resource rows by their failing findings (most first), then id without case, as a sort by
+    that key would order them (equal keys in their order): the keys made and compared in C."""
+    ids = list(map(attrgetter("resource"), rows))
+    fails = map(neg, map(failing_on.get, ids, repeat(0)))
+    keys = zip(fails, map(str.lower, ids), range(len(ids)), strict=True)
+    return [rows[at] for *_, at in sorted(keys)]
+
+
 def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]:
     """Everything the HTML and PDF templates show, computed once."""
     rules: dict[str, RuleInfo] = {r.id: r for r in result.rules}
@@ -274,30 +299,48 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
     blocks = []
     if isinstance(findings, Findings) and findings.passes_last and not include_passed:
         blocks = findings.blocks
+    rule_id: str | None = None
+    group = None
+    rule = None
+    counts: dict[str, int] = {}
+    mixed: set[str] = set()  # rules whose listed findings differ in status or severity
+    ranked: tuple[str, str] = ("", "")
     for n, f in enumerate(findings.listed if blocks else findings):  # type: ignore[attr-defined]
-        rule = rules.get(f.ruleId)
-        if rule is None:
-            rule = rules[f.ruleId] = RuleInfo(
-                f.ruleId, f.title, f.severity, f.resourceType, (), "", f.remediation, f.references
-            )
-        group = groups.get(f.ruleId)
-        if group is None:
-            group = groups[f.ruleId] = RuleGroup(rule)
+        if f.ruleId != rule_id:  # (a rule's findings come together, mostly)
+            rule_id = f.ruleId
+            rule = rules.get(rule_id)
+            if rule is None:
+                rule = rules[rule_id] = RuleInfo(
+                    rule_id, f.title, f.severity, f.resourceType, (), "", f.remediation,
+                    f.references,
+                )  # fmt: skip
+            group = groups.get(rule_id)
+            if group is None:
+                group = groups[rule_id] = RuleGroup(rule)
+            counts = group.counts
+            first = group.findings[0].f if group.findings else None
+            ranked = (first.status, first.severity) if first is not None else ("", "")
+        assert group is not None and rule is not None
         status = f.status
-        group.counts[status] = group.counts.get(status, 0) + 1
+        counts[status] = counts.get(status, 0) + 1
         if status == "pass" and not include_passed:
             # passes are counted, not listed: a large estate has millions of them
             passed[(f.ruleId, f.resourceType)] += 1
             continue
+        severity = f.severity
         if status == "fail":
             failing_on[f.resourceId] = failing_on.get(f.resourceId, 0) + 1
-            if group.worst is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[group.worst]:
-                group.worst = f.severity
+            if group.worst is None or SEVERITY_RANK[severity] > SEVERITY_RANK[group.worst]:
+                group.worst = severity
+        if not group.findings:
+            ranked = (status, severity)
+        elif status != ranked[0] or severity != ranked[1]:
+            mixed.add(f.ruleId)
         row = resources.get(f.resourceId)
         if row is None:
             label = name_of(f.resourceId)
             row = resources[f.resourceId] = ResourceRow(f.resourceId, f.resourceType, label)
-        view = FindingView(n=n, f=f, rule=rule, name=row.name)
+        view = FindingView(n, f, rule, row.name)
         views.append(view)
         group.findings.append(view)
         row.findings.append(view)
@@ -316,8 +359,11 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         for rtype, count in block.types.items():
             passed[(block.ruleId, rtype)] += count
 
-    for group in groups.values():
-        group.findings.sort(key=lambda v: _sort_key(v.f))
+    for rule_id, group in groups.items():
+        if rule_id in mixed:
+            group.findings.sort(key=_view_key)
+        else:  # one status and severity: by resource id alone, in C (the same order)
+            group.findings.sort(key=_resource_of)
     ordered_groups = sorted(
         groups.values(),
         key=lambda g: (
@@ -327,18 +373,19 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
             g.rule.id,
         ),
     )
-    resource_rows = sorted(
-        resources.values(), key=lambda r: (-failing_on.get(r.resource, 0), r.resource.lower())
-    )
+    resource_rows = _by_failures(list(resources.values()), failing_on)
     for row in resource_rows:
         if len(row.findings) > 1:  # (most resources of a large estate list one finding)
-            row.findings.sort(key=lambda v: _sort_key(v.f))
+            row.findings.sort(key=_view_key)
 
     summary = result.summary()
     judged = result.judged
-    status_counts: Counter[str] = Counter(f.status for f in judged)
+    graded = Counter(map(_status_severity, judged))  # (status, severity) -> findings
+    status_counts: Counter[str] = Counter()
+    for (status, _), n in graded.items():
+        status_counts[status] += n
     status_counts["pass"] = count_passes(findings)
-    waived_by: Counter[str] = Counter(f.waiver.id for f in judged if f.waiver is not None)
+    waived_by: Counter[str] = Counter(w.id for w in map(_waiver_of, judged) if w is not None)
     waiver_rows = (
         [WaiverRow(w, "applied", waived_by.get(w.id, 0)) for w in result.waivers]
         + [WaiverRow(w, "expired", waived_by.get(w.id, 0)) for w in result.expiredWaivers]
@@ -355,8 +402,11 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
             for i, e in enumerate(result.access.escalations)
         ]
 
-    failing = [f for f in judged if f.status == "fail"]
-    blocking = [f for f in failing if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[result.failOn]]
+    bar = SEVERITY_RANK[result.failOn]
+    failing = status_counts.get("fail", 0)
+    blocking = sum(
+        n for (status, sev), n in graded.items() if status == "fail" and SEVERITY_RANK[sev] >= bar
+    )
     return {
         "title": options.title,
         "result": result,
@@ -377,8 +427,8 @@ def build_context(result: AuditResult, options: RenderOptions) -> dict[str, Any]
         "trends": trend_view(result.history),
         "severity_chart": _svg.severity_chart(summary),
         "status_chart": _svg.status_bar(status_counts),
-        "blocking": len(blocking),
-        "failing": len(failing),
+        "blocking": blocking,
+        "failing": failing,
         "unknown": status_counts.get("unknown", 0),
         "coverage": result.coverage,
         "absent": sorted({n for i in result.coverage.inputs for n in i.get("absent", ())}),
@@ -431,11 +481,50 @@ def environment() -> Environment:
         lstrip_blocks=True,
         auto_reload=False,
         finalize=_finalize,
+        bytecode_cache=_bytecode_cache(),
     )
     env.tests["url"] = _is_url
     env.filters["tojson_pretty"] = evidence_json
     env.filters["rid"] = _rid
     return env
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """Where the templates' compiled code is kept between runs (compiling them took about 0.05 s
+    of every HTML report): files in the user's own private cache folder
+    (:func:`auditor._resources.user_cache_dir`, as the parsers' tables; none when
+    ``AUDITOR_CACHE_DIR`` is set but empty, or when the folder is not the user's own), named by
+    this version of auditor and Jinja and the environment's settings; Jinja checks the template's
+    text and the Python version itself. It never fails a report: a cache that cannot be read (or
+    is corrupt) is compiled again, one that cannot be written is left alone."""
+    import jinja2
+
+    from auditor import __version__
+    from auditor._resources import user_cache_dir
+
+    folder = user_cache_dir()
+    if folder is None:
+        return None
+
+    class TemplateCache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: Bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except Exception:  # (a corrupt or truncated entry: compiled again)
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            with suppress(Exception):  # (a read-only or full disk: nothing kept)
+                super().dump_bytecode(bucket)
+
+    settings = f"{__version__} {jinja2.__version__} {_TEMPLATE_SETTINGS}"
+    tag = hashlib.sha256(settings.encode("utf-8")).hexdigest()[:16]
+    return TemplateCache(str(folder), f"report-template-{tag}-%s.jinja-cache")
+
+
+_TEMPLATE_SETTINGS = "autoescape trim_blocks lstrip_blocks finalize StrictUndefined 1"
+"""The :func:`environment` settings the compiled code depends on (part of its cache's names:
+change this text with them)."""
 
 
 @cache
@@ -487,6 +576,26 @@ def chunks(
     """The bytes of :func:`render` as parts: the page before the data block, the block as it is
     made and compressed (:func:`~auditor.report._html_data.packed_parts`), the page after it (the
     block, most of a large report, is never held whole nor copied into the page's text)."""
+    with _collector_paused():
+        yield from _chunks(result, options, _legacy=_legacy)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a page is made: its views, rows and columns are
+    hundreds of thousands of containers without a cycle in a large report, whose allocations set
+    off collections that walk everything alive since the audit's objects were frozen, again and
+    again (about 0.5 s of a 1,000,000-assignment audit's page)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _chunks(result: AuditResult, options: RenderOptions, *, _legacy: bool) -> Iterator[bytes]:
     from markupsafe import Markup
 
     from auditor.report._html_data import FORMAT, packed_parts
