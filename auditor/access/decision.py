@@ -15,12 +15,12 @@ This is the only place that decides access: the queries, the audit's rules and t
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
+from auditor._collector import paused
 from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, condition_request, reads_phrase
 from auditor.access.indexes import (
@@ -413,10 +413,7 @@ def decide_batch(
             if found:
                 decisions[0] = _with_warnings(decisions[0], found)
         return decisions
-    enabled = gc.isenabled()
-    if enabled and count >= _QUIET_BATCH:
-        gc.disable()  # see _QUIET_BATCH
-    try:
+    with paused(when=count >= _QUIET_BATCH):  # see _QUIET_BATCH
         scopes = [request.scope for request in requests]
         order = sorted(range(count), key=scopes.__getitem__)
         out: list[Decision | None] = [None] * count
@@ -463,9 +460,6 @@ def decide_batch(
                 if found:
                     decision = _with_warnings(decision, found)
             out[i] = decision
-    finally:
-        if enabled:
-            gc.enable()
     return out  # type: ignore[return-value]  # every place is filled
 
 

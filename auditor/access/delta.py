@@ -28,7 +28,6 @@ every action and data action a role of either estate names, each asked literally
 
 from __future__ import annotations
 
-import gc
 import itertools
 import operator
 from collections import Counter
@@ -36,6 +35,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from auditor._collector import paused
 from auditor.access.catalogue import Catalogue, RoleEntry
 from auditor.access.decision import AccessRequest, Decision, Verdict, decide, decide_batch
 from auditor.access.engine import AccessEngine
@@ -204,13 +204,8 @@ def access_delta(
         if operations is not None
         else _operations(b, a, all_actions)
     )
-    enabled = gc.isenabled()
-    gc.disable()  # the work tables hold no cycles; a young collection per few hundred is waste
-    try:
+    with paused():  # the work tables hold no cycles; a young collection per few hundred is waste
         return _Delta(b, a, ops).run()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def delta_universe(

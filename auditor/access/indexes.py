@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from auditor._collector import paused
 from auditor.access._memo import make_room
 from auditor.access.catalogue import Catalogue, CompiledPermission
 from auditor.access.conditions import Cond, make_cond
@@ -309,8 +310,7 @@ class Indexes:
         ] = {}
         self._interesting: frozenset[str] = frozenset()
         enabled = gc.isenabled()
-        gc.disable()  # the build allocates millions of containers and creates no cycles
-        try:
+        with paused():  # the build allocates millions of containers and creates no cycles
             # the directory too: a large estate's hundred thousand principals (tuples, dicts)
             # would otherwise trigger a full collection of everything the loader made
             self.scopes = ScopeTree(snapshot.hierarchy)
@@ -328,10 +328,8 @@ class Indexes:
             # prepared here, so that a large estate's levels are frozen with the rest (a first
             # batch's young collections would otherwise walk their tens of thousands of tuples)
             self._prepare_levels()
-        finally:
-            if enabled:
-                gc.enable()
-                _settle(len(self.assignments))
+        if enabled:
+            _settle(len(self.assignments))
         self.query_cache: dict[Any, Any] = {}
         """Memo of the queries (who/what), keyed by tuples starting with the query's name."""
         self.reasons: dict[Any, str] = {}
@@ -782,9 +780,7 @@ class Indexes:
         """Role assignments by principal key, then scope key (built on first use)."""
         if self._by_principal is None:
             table: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
-            enabled = gc.isenabled()
-            gc.disable()
-            try:
+            with paused():
                 for scope, principals in self.at_scope.items():
                     for principal, bucket in principals.items():
                         scopes = table.get(principal)
@@ -792,9 +788,6 @@ class Indexes:
                             table[principal] = {scope: bucket}
                         else:
                             scopes[scope] = bucket
-            finally:
-                if enabled:
-                    gc.enable()
             self._by_principal = table
         return self._by_principal
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any
 
+from auditor._collector import paused
 from auditor.audit.budget import CHECK_EVERY, Budget, BudgetExceeded
 from auditor.audit.checks import CHECKS, CheckContext, Outcome, PassMany
 from auditor.audit.coverage import ESTATE_RESOURCE, EstateCoverage, Gap, plan_inputs
@@ -318,32 +319,28 @@ class Engine:
         if _frozen:
             gc.unfreeze()
             _frozen = False
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            if budget is None or not budget.limited:
-                add = findings.append
-                for n, rule in enumerate(rules):
-                    ran.append(rule)
-                    started = time.perf_counter()
-                    for part in self._rule_parts(rule):
-                        add(part)
-                    if timings is not None:
-                        timings[rule.id] = time.perf_counter() - started
-                    if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
-                        release_access_rows(self.context, rules[n + 1 :])
-            else:
-                self._run_within(rules, budget, evaluation, timings)
-        finally:
-            self._sizes.clear()
-            cache = self.context.cache
-            for key in [k for k in cache if k.startswith("transient:")]:
-                del cache[key]
-            if was_enabled:
-                if len(findings) > FREEZE_AFTER:
-                    gc.freeze()
-                    _frozen = True
-                gc.enable()
+        with paused() as pause:
+            try:
+                if budget is None or not budget.limited:
+                    add = findings.append
+                    for n, rule in enumerate(rules):
+                        ran.append(rule)
+                        started = time.perf_counter()
+                        for part in self._rule_parts(rule):
+                            add(part)
+                        if timings is not None:
+                            timings[rule.id] = time.perf_counter() - started
+                        if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
+                            release_access_rows(self.context, rules[n + 1 :])
+                else:
+                    self._run_within(rules, budget, evaluation, timings)
+            finally:
+                self._sizes.clear()
+                cache = self.context.cache
+                for key in [k for k in cache if k.startswith("transient:")]:
+                    del cache[key]
+                if pause.active and len(findings) > FREEZE_AFTER:
+                    pause.freeze = _frozen = True
         secrets = self.context.secrets
         if secrets:
 

@@ -280,18 +280,11 @@ def collector_paused() -> Iterator[None]:
     thousands of objects and no cycles), and none of what it made walked afterwards in the
     ``auditor`` process, which ends without freeing it (:func:`hold_until_exit`): there the
     block's objects are frozen (:func:`gc.freeze`) before the collector comes back; in process
-    (tests, a library user) the collector is only turned back on."""
-    import gc
+    (tests, a library user) the collector is only turned back on (:func:`auditor._collector.paused`)."""
+    from auditor._collector import paused
 
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused(freeze=_HELD is not None):
         yield
-    finally:
-        if enabled:
-            if _HELD is not None:
-                gc.freeze()
-            gc.enable()
 
 
 def run() -> None:

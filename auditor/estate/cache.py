@@ -59,7 +59,6 @@ cache would); nor do inputs that are not a snapshot file (exports, HAR files, fo
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import mmap
 import os
@@ -77,6 +76,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from auditor import __version__
+from auditor._collector import paused
 from auditor._resources import cache_folder_path
 from auditor.errors import InputError
 from auditor.estate import snapshot as _snapshot
@@ -338,7 +338,7 @@ class CachedEstate:
         """The values of ``keys`` in table ``table`` (decoded as ``typ``), by key: keys not in the
         table are left out. One call for many keys (a level of a walk through the directory)."""
         found: dict[str, msgspec.Raw] = {}
-        with _collector_paused():  # many small containers, no cycle among them
+        with paused():  # many small containers, no cycle among them
             for key in keys:
                 raw = self._raw(table, key)
                 if raw is not None:
@@ -637,7 +637,9 @@ class EstateCache:
             if small is None:
                 return
             quick, _bytes = _quick_digest(name, info.st_size, small)
-            with _collector_paused():
+            # the collector off while an entry is made: its tables are millions of containers
+            # without a cycle, which young collections would walk again and again
+            with paused():
                 self._write_entry(entry, name, info, snapshot, digest, small, quick)
         except OSError as exc:
             self._say(f"cannot write the cache in {self.directory}: {exc.strerror or exc}")
@@ -735,20 +737,6 @@ def _spawned(work: Callable[[], None]) -> bool:
                 os._exit(0)
     finally:
         os._exit(0)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off while an entry is made: its tables are millions of containers
-    without a cycle, which young collections would walk again and again (seconds at a million
-    role assignments)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int, int]:

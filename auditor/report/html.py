@@ -29,16 +29,16 @@ from the data can run script even if it got through.
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 from collections import Counter, defaultdict
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
 from operator import attrgetter, neg
 from typing import TYPE_CHECKING, Any
 
+from auditor._collector import paused
 from auditor.audit.findings import (
     SEVERITIES,
     SEVERITY_RANK,
@@ -576,23 +576,12 @@ def chunks(
     """The bytes of :func:`render` as parts: the page before the data block, the block as it is
     made and compressed (:func:`~auditor.report._html_data.packed_parts`), the page after it (the
     block, most of a large report, is never held whole nor copied into the page's text)."""
-    with _collector_paused():
+    # the collector off while a page is made: its views, rows and columns are hundreds of
+    # thousands of containers without a cycle in a large report, whose allocations set off
+    # collections that walk everything alive since the audit's objects were frozen, again and
+    # again (about 0.5 s of a 1,000,000-assignment audit's page)
+    with paused():
         yield from _chunks(result, options, _legacy=_legacy)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a page is made: its views, rows and columns are
-    hundreds of thousands of containers without a cycle in a large report, whose allocations set
-    off collections that walk everything alive since the audit's objects were frozen, again and
-    again (about 0.5 s of a 1,000,000-assignment audit's page)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _chunks(result: AuditResult, options: RenderOptions, *, _legacy: bool) -> Iterator[bytes]:
