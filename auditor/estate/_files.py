@@ -182,7 +182,10 @@ def read_input(path: str | os.PathLike[str], *, what: str = "file") -> InputData
     if not mapped[start : start + 4096].strip():
         raise InputError(f"the {what} is empty; expected a JSON object", source=name)
     data = view[start:] if start else view
-    check_utf8(data, name, Pager(mapped))
+    # the pages checked stay mapped: the caller decodes the file next (a snapshot is split in
+    # one pass right away) and gives them back as it goes; released here, each page would be
+    # mapped in twice
+    check_utf8(data, name)
     return data
 
 

@@ -156,8 +156,11 @@ def _role_assignment_sharer() -> Callable[[Iterable[Any]], None]:
             value = p.updatedBy
             if value is not None:
                 p.updatedBy = created if value == created else one_person(value, value)
-            if p.updatedOn is not None and p.updatedOn == p.createdOn:
-                p.updatedOn = p.createdOn  # never updated: one string for both (70 MB a million)
+            value = p.updatedOn
+            if value is not None:
+                created = p.createdOn
+                if value == created:
+                    p.updatedOn = created  # never updated: one string for both (70 MB a million)
         last[:] = type_, scope, role, kind
 
     return share
@@ -169,13 +172,27 @@ def _share_deny_assignment(da: Any) -> None:
     da.properties.scope = _intern(da.properties.scope)
 
 
-def _share_principal(pr: Any) -> None:
-    intern = _intern
-    if pr.type is not None:
-        pr.type = intern(pr.type)
-    if pr.userType is not None:
-        pr.userType = intern(pr.userType)
-    pr.memberOf = [intern(g) for g in pr.memberOf]
+def _principal_sharer() -> Callable[[Iterable[Any]], None]:
+    """The sharer of the directory's principals, a batch at a time: types and user types (a few
+    values, often the previous record's) and group ids are interned."""
+    last = ["", ""]  # the previous record's type and user type
+
+    def share(records: Iterable[Any]) -> None:
+        kind, user = last
+        intern = _intern
+        for pr in records:
+            value = pr.type
+            if value is not None:
+                pr.type = kind if value == kind else (kind := intern(value))
+            value = pr.userType
+            if value is not None:
+                pr.userType = user if value == user else (user := intern(value))
+            groups = pr.memberOf
+            if groups:
+                pr.memberOf = list(map(intern, groups))
+        last[:] = kind, user
+
+    return share
 
 
 def _each(share: Callable[[Any], None]) -> Callable[[Iterable[Any]], None]:
@@ -189,7 +206,7 @@ def _each(share: Callable[[Any], None]) -> Callable[[Iterable[Any]], None]:
 _SHARERS: dict[str, Callable[[], Callable[[Iterable[Any]], None]]] = {
     "roleAssignments": _role_assignment_sharer,
     "denyAssignments": lambda: _each(_share_deny_assignment),
-    "principals": lambda: _each(_share_principal),
+    "principals": _principal_sharer,
 }
 
 

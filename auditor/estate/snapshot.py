@@ -10,7 +10,6 @@ named in a warning. Entries of one section that share an id are merged (:mod:`au
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from auditor._collector import paused
 from auditor.errors import InputError
 from auditor.estate import _errors
 from auditor.estate._duplicates import Merged, merge_models, merge_records, merged_warning
@@ -210,13 +210,8 @@ def loads_snapshot(data: InputData, *, source: str = "<snapshot>") -> Snapshot:
         return _loads(data, source)
     # a large snapshot makes hundreds of thousands of containers and no cycle: the collector's
     # passes over them while they are made (a full one at a million assignments) are waste
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused():
         return _loads(data, source)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _loads(data: InputData, source: str) -> Snapshot:
@@ -240,6 +235,12 @@ def _loads(data: InputData, source: str) -> Snapshot:
 
 def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapshot:
     pager = Pager.of(data)
+    # items split in one pass (the role assignments) are decoded first, while the split has the
+    # mapped file's pages in memory: each page is given back once its items are decoded, never
+    # faulted in a second time (the other sections, a small part of the file, are read after)
+    decoded = {
+        key: _decode_parts(key, raw, pager) for key, raw in top.items() if isinstance(raw, list)
+    }
     if pager is not None:
         pager.release_all()
     snap = Snapshot(source=source)
@@ -256,8 +257,8 @@ def _from_sections(top: dict[str, Any], data: InputData, source: str) -> Snapsho
                 )
         elif key in ("collectedAt", "tenantId"):
             setattr(snap, key, _scalar(raw, str | None, source, key))
-        elif isinstance(raw, list):  # items split in one pass (role assignments)
-            _set_bulk(snap, key, _decode_parts(key, raw, pager), {}, source)
+        elif key in decoded:  # items split in one pass (role assignments)
+            _set_bulk(snap, key, decoded.pop(key), {}, source)
         elif key in BULK_SECTIONS:
             records, preserved = _decode_bulk(key, raw, source, pager, dropped)
             _set_bulk(snap, key, records, preserved, source)
@@ -369,7 +370,8 @@ def _scalar(raw: msgspec.Raw, typ: Any, source: str, key: str) -> Any:
 _CHUNK_BYTES = 32 << 20
 """Sections larger than this decode in chunks, each interned before the next is decoded, so the
 duplicate strings of a million records never exist all at once (lower peak memory)."""
-_CHUNK_ITEMS = 20_000
+_CHUNK_ITEMS = 4_096
+"""Items decoded between two releases of the mapped file's pages (a few megabytes)."""
 _SHARE_ITEMS = 256
 """Records decoded before their strings are shared (they are still in the processor's caches)."""
 
@@ -413,7 +415,9 @@ def _decode_parts(key: str, parts: list[msgspec.Raw], pager: Pager | None) -> li
 def _decode_chunked(
     key: str, cls: type[Any], raw: msgspec.Raw | list[msgspec.Raw], pager: Pager | None
 ) -> list[Any]:
-    parts = raw if isinstance(raw, list) else msgspec.json.decode(raw, type=list[msgspec.Raw])
+    parts: list[Any] = (
+        raw if isinstance(raw, list) else msgspec.json.decode(raw, type=list[msgspec.Raw])
+    )
     # one item at a time: cheaper than joining each chunk's items into a new JSON array; the
     # records' strings are shared a few hundred at a time, while they are fresh in the
     # processor's caches
@@ -421,9 +425,17 @@ def _decode_chunked(
     share = batch_sharer(key)
     records: list[Any] = []
     first = -1  # where the first item starts in the mapped file
+    if pager is not None and parts:
+        # found once by its text (its head alone may begin an entry of an earlier section too:
+        # an earlier match only delays the release); what comes before it is given back now
+        first = pager.locate(memoryview(parts[0])[:4096].tobytes(), 0)
+        pager.release_before(max(first, 0))
     consumed = 0
     for start in range(0, len(parts), _CHUNK_ITEMS):
         chunk = parts[start : start + _CHUNK_ITEMS]
+        # the items are consumed: their slots are emptied, so the memory of the decoded ones
+        # serves the records that follow (``parts`` is never read again, even on a retry)
+        parts[start : start + len(chunk)] = [None] * len(chunk)
         if share is None:
             records.extend(map(decode, chunk))
         else:
@@ -431,15 +443,12 @@ def _decode_chunked(
                 fresh = list(map(decode, chunk[at : at + _SHARE_ITEMS]))
                 share(fresh)
                 records += fresh
-        if pager is not None and start + _CHUNK_ITEMS < len(parts):
-            # give back the pages of the items decoded so far: from the first item (found once
-            # by its head) on, at least their lengths (the commas and blanks between them are
-            # not counted, so the release lags by a few pages, never runs ahead)
-            if start == 0:
-                first = pager.locate(memoryview(parts[0])[:64].tobytes(), 0)
+        if first >= 0 and pager is not None and start + _CHUNK_ITEMS < len(parts):
+            # give back the pages of the items decoded so far: from the first item on, at least
+            # their lengths (the commas and blanks between them are not counted, so the release
+            # lags by a few pages, never runs ahead)
             consumed += sum(map(len, chunk))
-            if first >= 0:
-                pager.release_before(first + consumed)
+            pager.release_before(first + consumed)
     if pager is not None:
         pager.release_all()
     return records
