@@ -416,16 +416,16 @@ def test_a_late_id_in_upper_case_takes_the_general_build() -> None:
         for n, pid in enumerate(ids)
     ]
     snapshot = _snapshot({"snapshotVersion": 1, "roleAssignments": items})
-    calls: list[int] = []
-    general = Indexes._build_any_ids
+    calls: list[tuple[int, bool]] = []
+    build = Indexes._build_rows
 
-    def spy(self: Indexes, records: Any) -> None:
-        calls.append(len(records))
-        general(self, records)
+    def spy(self: Indexes, records: Any, key_of: Any) -> bool:
+        calls.append((len(records), key_of is None))
+        return build(self, records, key_of)
 
-    with mock.patch.object(Indexes, "_build_any_ids", spy):
+    with mock.patch.object(Indexes, "_build_rows", spy):
         ix = _same(snapshot)
-    assert calls == [301]
+    assert calls == [(301, True), (301, False)]  # ids as keys first, given up, then looked up
     assert ix.principal_numbers[-1] == 3 and len(ix.principal_keys) == 300
     assert ix.at_scope["/subscriptions/s1"][ids[3]] == (ix.assignments[3], ix.assignments[300])
 

@@ -10,7 +10,7 @@ import gc
 import sys
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import count, islice
 from typing import Any
@@ -346,19 +346,38 @@ class Indexes:
 
     def _build_assignments(self, records: Iterable[RoleAssignmentRecord]) -> None:
         """:attr:`assignments`, :attr:`at_scope`, :attr:`by_scope` and the principals' keys and
-        numbers, by :meth:`_build_lower_ids` when the first ids are in lower case (and all of
-        them turn out to be), else by :meth:`_build_any_ids`: the same indexes either way."""
+        numbers. When the first ids are in lower case (as ids usually are), the records' ids
+        serve as keys (:meth:`_build_rows` without a key function, which gives up when an id
+        turns out not to be); else each id as written is looked up once: the same indexes
+        either way."""
         rows = records if isinstance(records, list) else list(records)
-        if not (_lower_ids(rows) and self._build_lower_ids(rows)):
-            self._build_any_ids(rows)
+        if not (_lower_ids(rows) and self._build_rows(rows, None)):
+            self._build_rows(rows, self._key_of())
 
-    def _build_lower_ids(self, records: list[RoleAssignmentRecord]) -> bool:
-        """:meth:`_build_assignments` when every principal id is its own key (lower case, as
-        ids usually are): the records' ids serve as keys, and the keys are numbered afterwards
-        by one pass in C (a lookup per assignment in a small, warm table, not in the loop
-        below, where each would miss the processor's caches). False, with nothing changed but
-        the scope tree's registrations (which the general build repeats alike), when an id is
-        not lower case."""
+    def _key_of(self) -> Callable[[str], str]:
+        """A principal id's key, registered in the directory (keeping the first casing seen) and
+        interned when first met; then found by one lookup of the id as written."""
+        memo: dict[str, str] = {}
+        get = memo.get
+        add = self.directory.add
+
+        def key_of(raw: str) -> str:
+            key = get(raw)
+            if key is None:
+                key = memo[raw] = _intern(add(raw))
+            return key
+
+        return key_of
+
+    def _build_rows(
+        self, records: list[RoleAssignmentRecord], key_of: Callable[[str], str] | None
+    ) -> bool:
+        """:meth:`_build_assignments` with each principal id's key by ``key_of``, or, without it,
+        the id itself (lower case, as ids usually are): the keys are then numbered afterwards by
+        one pass in C (a lookup per assignment in a small, warm table, not in the loop below,
+        where each would miss the processor's caches), and registered in the directory at once.
+        False, with nothing changed but the scope tree's registrations (which a second build
+        repeats alike), when without ``key_of`` an id is not lower case."""
         add_scope = self.scopes.add
         at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
         by_scope: dict[str, list[AssignmentEntry]] = {}
@@ -387,7 +406,7 @@ class Indexes:
                         by_scope[key] = []
                     slot = scopes[raw] = (key, table, by_scope[key].append)
                 scope, principals, listed = slot
-            principal = props.principalId
+            principal = props.principalId if key_of is None else key_of(props.principalId)
             raw = props.roleDefinitionId
             role = role_keys.get(raw)
             if role is None:
@@ -416,11 +435,12 @@ class Indexes:
         numbered: defaultdict[str, int] = defaultdict(count().__next__)
         numbers = array("i", [numbered[entry.principal] for entry in entries])
         keys = list(numbered)
-        try:
-            if any(map(str.__ne__, keys, map(str.lower, keys))):
+        if key_of is None:
+            try:
+                if any(map(str.__ne__, keys, map(str.lower, keys))):
+                    return False
+            except TypeError:  # an id that is no string: the build with keys reports it
                 return False
-        except TypeError:  # an id that is no string: the general build reports it
-            return False
         for (scope, principal), grown in overflow.items():
             at_scope[scope][principal] = tuple(grown)
         self.directory.add_keys(keys)
@@ -430,83 +450,6 @@ class Indexes:
         self.at_scope = at_scope
         self._by_scope = by_scope
         return True
-
-    def _build_any_ids(self, records: Iterable[RoleAssignmentRecord]) -> None:
-        """:meth:`_build_assignments` for any principal ids: each id as written is looked up
-        (its key and number found once, when first met)."""
-        add_scope = self.scopes.add
-        add_principal = self.directory.add
-        at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
-        by_scope: dict[str, list[AssignmentEntry]] = {}
-        overflow: dict[tuple[str, str], list[AssignmentEntry]] = {}
-        append = self.assignments.append
-        # the loader shares repeated strings, so most lookups below hit these small caches; a
-        # scope as written gives its key, its principal table and its list in one lookup (the
-        # list in snapshot order: :attr:`by_scope`, made here while each record is fresh)
-        scopes: dict[str, tuple[str, dict[str, tuple[AssignmentEntry, ...]], Any]] = {}
-        # a principal id as written gives its key's number (each key numbered once, in order of
-        # first appearance): :attr:`principal_numbers`, made here while each record is fresh
-        principal_numbers: dict[str, int] = {}
-        numbered: dict[str, int] = {}
-        keys = self.principal_keys
-        numbers = self.principal_numbers
-        number_append = numbers.append
-        role_keys: dict[str, str] = {}
-        last_raw: Any = _FIRST  # no scope is this: the first record finds its slot
-        scope = ""
-        principals: dict[str, tuple[AssignmentEntry, ...]] = {}
-        listed: Any = None
-        for record in records:
-            props = record.properties
-            raw = props.scope
-            if raw is not last_raw:
-                last_raw = raw
-                slot = scopes.get(raw)
-                if slot is None:
-                    key = _intern(add_scope(raw or "/"))
-                    table = at_scope.get(key)
-                    if table is None:
-                        table = at_scope[key] = {}
-                        by_scope[key] = []
-                    slot = scopes[raw] = (key, table, by_scope[key].append)
-                scope, principals, listed = slot
-            raw = props.principalId
-            number = principal_numbers.get(raw)
-            if number is None:
-                principal = _intern(add_principal(raw))
-                number = principal_numbers[raw] = numbered.setdefault(principal, len(numbered))
-                if number == len(keys):
-                    keys.append(principal)
-            principal = keys[number]
-            number_append(number)
-            raw = props.roleDefinitionId
-            role = role_keys.get(raw)
-            if role is None:
-                role = role_keys[raw] = _intern(role_guid(raw))
-            if props.condition:
-                entry = AssignmentEntry(
-                    record,
-                    principal,
-                    scope,
-                    role,
-                    make_cond(props.condition, props.conditionVersion),
-                )
-            else:
-                entry = AssignmentEntry(record, principal, scope, role, None)
-            append(entry)
-            listed(entry)
-            bucket = principals.get(principal)
-            if bucket is None:
-                principals[principal] = (entry,)
-            elif len(bucket) < _BUCKET_TUPLE_MAX:
-                principals[principal] = (*bucket, entry)
-            else:
-                overflow.setdefault((scope, principal), list(bucket)).append(entry)
-                principals[principal] = bucket  # replaced below
-        for (scope, principal), grown in overflow.items():
-            at_scope[scope][principal] = tuple(grown)
-        self.at_scope = at_scope
-        self._by_scope = by_scope
 
     def _build_denies(self, records: Iterable[DenyAssignmentRecord]) -> None:
         shapes: dict[tuple[object, ...], int] = {}
