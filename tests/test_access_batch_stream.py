@@ -24,7 +24,7 @@ from auditor.access import (
     read_request_lines,
 )
 from auditor.cli import main
-from auditor.cli._access import _WRITE_EVERY, _inert_lines, _write_json_lines
+from auditor.cli._access import _WRITE_EVERY, _inert_lines, _write_windows
 from auditor.estate.generate import generate_estate
 from auditor.estate.sample import sample_snapshot_bytes
 from auditor.inert import inert_json, inert_json_bytes
@@ -216,8 +216,8 @@ def test_json_lines_of_decisions_are_their_json_each_on_a_line(decisions: list[D
         assert ("warnings" in json.loads(line)) == bool(decision.warnings)
 
 
-def _failing(decisions: list[Decision], after: int) -> Iterator[Decision]:
-    yield from decisions[:after]
+def _failing(decisions: list[Decision], after: int) -> Iterator[list[Decision]]:
+    yield decisions[:after]  # the window read before the bad request
     raise ValueError("a bad request")
 
 
@@ -231,10 +231,10 @@ def test_writing_keeps_what_came_before_an_error_and_needs_no_binary_stdout(
     text = io.StringIO()  # no .buffer: written as text
     monkeypatch.setattr(sys, "stdout", text)
     with pytest.raises(ValueError):
-        _write_json_lines(_failing(decisions, _WRITE_EVERY + 3), each=False)
+        _write_windows(_failing(decisions, _WRITE_EVERY + 3), each=False, window=0)
     expected = b"".join(d.to_json() + b"\n" for d in decisions[: _WRITE_EVERY + 3]).decode()
     assert text.getvalue() == expected
     text.seek(0)
     text.truncate()
-    assert _write_json_lines(iter(decisions[:20]), each=True) == 3
+    assert _write_windows(([d] for d in decisions[:20]), each=True, window=1) == 3
     assert text.getvalue() == b"".join(d.to_json() + b"\n" for d in decisions[:20]).decode()

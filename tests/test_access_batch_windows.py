@@ -21,7 +21,7 @@ import auditor.access
 import auditor.cli
 from auditor.access import AccessEngine, Decision, read_request_lines
 from auditor.cli import collector_paused, main
-from auditor.cli._access import _write_json_lines, _write_windows
+from auditor.cli._access import _write_windows
 from auditor.inert import inert_json
 from tests.test_access_batch_stream import _requests
 
@@ -152,7 +152,7 @@ def test_writers_agree_and_flush_each_window_when_asked(
     decisions = list(engine.check_many(requests, warn=True))
     expected = "".join(inert_json(d.to_json().decode()) + "\n" for d in decisions)
     warned = sum(bool(d.warnings) for d in decisions)
-    assert _write_json_lines(iter(decisions), each=False) == warned
+    assert _write_windows(iter([decisions]), each=False, window=0) == warned
     assert capsys.readouterr().out == expected
     windows = engine.check_windows(requests, window=1, warn=True)
     assert _write_windows(windows, each=True, window=1) == warned

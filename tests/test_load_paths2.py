@@ -65,7 +65,7 @@ def _old_read_input(path: str | os.PathLike[str], *, what: str = "file") -> Any:
     if not mapped[start : start + 4096].strip():
         raise InputError(f"the {what} is empty; expected a JSON object", source=name)
     data = view[start:] if start else view
-    f.check_utf8(data, name, f.Pager(mapped))
+    f.check_utf8(data, name)  # (it gave the checked pages back then: memory only, not answers)
     return data
 
 

@@ -10,7 +10,7 @@ import json
 import operator
 import sys
 from collections.abc import Iterable, Iterator
-from itertools import compress, islice
+from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -308,35 +308,13 @@ the processor's caches (larger blocks measured slower: the encoding is bound by 
 _WARNINGS = operator.attrgetter("warnings")
 
 
-def _write_json_lines(decisions: Iterable[Decision], *, each: bool) -> int:
-    """Write ``decisions`` to standard output as JSON Lines (contracts §4), inert, encoded and
-    written a block at a time (``each``: every one as soon as it is made, for a person
-    typing requests); how many carry warnings. When the decisions stop at an error (a bad
-    request), those made before it are written first."""
-    return _write_windows(_blocks(decisions, 1 if each else _WRITE_EVERY), each=each, window=0)
-
-
-def _blocks(items: Iterable[Decision], size: int) -> Iterator[list[Decision]]:
-    """``items`` in lists of ``size``; when they stop at an error, those before it come first."""
-    iterator = iter(items)
-    while True:
-        block: list[Decision] = []
-        try:
-            block.extend(islice(iterator, size))
-        except Exception:
-            if block:
-                yield block
-            raise
-        if not block:
-            return
-        yield block
-
-
 def _write_windows(windows: Iterable[list[Decision]], *, each: bool, window: int) -> int:
-    """:func:`_write_json_lines` of the decisions of ``windows`` (lists of decisions, as
+    """Write the decisions of ``windows`` (lists of decisions, as
     :meth:`~auditor.access.AccessEngine.check_windows` gives them for windows of ``window``
-    requests), each written as soon as it comes with ``each``; without a Python step per
-    decision. The last window's decisions (the one not filled) are kept to the end of the
+    requests) to standard output as JSON Lines (contracts §4), inert, encoded a block at a time
+    without a Python step per decision, each window as soon as it comes (and flushed with
+    ``each``, for a person typing requests); how many carry warnings. When the windows stop at
+    an error (a bad request), those before it have been written. The last window's decisions (the one not filled) are kept to the end of the
     ``auditor`` process (:func:`auditor.cli.hold_until_exit`: freeing them one by one takes a
     quarter of the time of encoding them); the others go as soon as they are written."""
     from auditor.access import decisions_to_json_lines

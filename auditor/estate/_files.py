@@ -224,17 +224,16 @@ class Pager:
         return self.mapped.find(head, hint)
 
 
-def check_utf8(data: InputData, source: str, pager: Pager | None = None) -> None:
+def check_utf8(data: InputData, source: str) -> None:
     """Raise an InputError naming line and column of the first byte that is not UTF-8.
 
     One pass in chunks: a chunk of plain ASCII is checked at memory speed, the others go through
-    one incremental decoder (a sequence may straddle two chunks). With a ``pager`` the pages of a
-    memory-mapped file are given back as they are checked.
+    one incremental decoder (a sequence may straddle two chunks). The pages of a memory-mapped
+    file stay mapped: its reader decodes them next, and gives them back as it goes.
     """
     if isinstance(data, bytes) and data.isascii():  # the common case, in one call
         return
     view = memoryview(data)
-    base = _map_offset(data)
     decoder = codecs.getincrementaldecoder("utf-8")()
     for start in range(0, len(view), _CHUNK):
         piece = bytes(view[start : start + _CHUNK])
@@ -252,15 +251,6 @@ def check_utf8(data: InputData, source: str, pager: Pager | None = None) -> None
                 source=source,
                 location=f"line {line}, column {column}",
             ) from None
-        if pager is not None:
-            pager.release_before(base + start + len(piece))
-
-
-def _map_offset(data: InputData) -> int:
-    """Where a view of a memory map starts inside the map (after a byte-order mark), else 0."""
-    if isinstance(data, memoryview) and isinstance(data.obj, mmap.mmap):
-        return len(data.obj) - len(data)
-    return 0
 
 
 def _first_bad_byte(view: memoryview, lo: int, guess: int) -> int:

@@ -265,8 +265,7 @@ def _sort_key(f: Finding) -> tuple[int, int, str]:
 
 def _view_key(v: FindingView) -> tuple[int, int, str]:
     """:func:`_sort_key` of a view's finding."""
-    f = v.f
-    return (STATUS_ORDER.get(f.status, 9), -SEVERITY_RANK.get(f.severity, 0), f.resourceId)
+    return _sort_key(v.f)
 
 
 _resource_of = attrgetter("f.resourceId")
