@@ -19,7 +19,6 @@ from auditor.access.analysis import (
     _NO_PRINCIPALS,
     BypassedCondition,
     DeadGrant,
-    _dead_candidates,
     _deny_verdict,
     _grants_pattern,
     _planes,
@@ -27,7 +26,7 @@ from auditor.access.analysis import (
     bypassed_conditions,
     dead_grants,
 )
-from auditor.access.indexes import DenyEntry
+from auditor.access.indexes import DenyEntry, Indexes
 from auditor.audit import resources
 from auditor.audit.engine import Engine
 from auditor.audit.names import _ASSIGNMENT, _AT, _ID
@@ -38,6 +37,21 @@ from tests.test_audit_scale_paths import _deny_everyone_at
 from tests.test_rules_as_data import snapshots
 
 AS_OF = dt.date(2026, 11, 21)
+
+
+def _dead_candidates(ix: Indexes, chain: tuple[str, ...]) -> tuple[DenyEntry, ...]:
+    """(The old analysis's helper, part of the oracle.) The unconditioned deny assignments that
+    reach ``chain[0]`` by scope (whoever they name), in the order
+    :func:`auditor.access.queries.applicable_denies` finds them."""
+    found: list[DenyEntry] = []
+    deny_by_scope = ix.deny_by_scope
+    for distance, level in enumerate(chain):
+        for deny in deny_by_scope.get(level, ()):
+            if distance and deny.at_scope_only:
+                continue
+            if deny.cond is None:
+                found.append(deny)
+    return tuple(found)
 
 
 def _old_bypassed_conditions(ix: Any) -> list[BypassedCondition]:

@@ -503,20 +503,6 @@ def _spares_a_member(ix: Indexes, deny: DenyEntry, principal: str) -> bool:
     return any(m in deny.excluded for m in members)
 
 
-def _dead_candidates(ix: Indexes, chain: tuple[str, ...]) -> tuple[DenyEntry, ...]:
-    """The unconditioned deny assignments that reach ``chain[0]`` by scope (whoever they name), in
-    the order :func:`auditor.access.queries.applicable_denies` finds them."""
-    found: list[DenyEntry] = []
-    deny_by_scope = ix.deny_by_scope
-    for distance, level in enumerate(chain):
-        for deny in deny_by_scope.get(level, ()):
-            if distance and deny.at_scope_only:
-                continue
-            if deny.cond is None:
-                found.append(deny)
-    return tuple(found)
-
-
 _EAGER_ROLES = 64
 """Catalogues of at most this many roles have, in :func:`dead_grants`, the roles the denies reaching
 a scope could block found once per set of deny shapes for every role of the catalogue (a scope
@@ -528,8 +514,8 @@ def _reaching(
     deny_by_scope: dict[str, list[DenyEntry]], chain: tuple[str, ...]
 ) -> tuple[DenyEntry, ...]:
     """The unconditioned deny assignments at the scopes of ``chain`` that reach below them (not
-    ``doNotApplyToChildScopes``), nearest first: the part of :func:`_dead_candidates` that a
-    scope's children share."""
+    ``doNotApplyToChildScopes``), nearest first: the part of the unconditioned denies reaching a
+    scope that the scope's children share."""
     return tuple(
         deny
         for level in chain
@@ -542,7 +528,7 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
     """RBAC-013 candidates. A grant to a group is dead only when no member of the group is excluded
     from the blocking denies. Roles that grant nothing are not reported.
 
-    Near-linear: the unconditioned denies reaching a scope (:func:`_dead_candidates`) are the
+    Near-linear: the unconditioned denies reaching a scope are the
     scope's own followed by those its ancestors pass down, gathered once per chain of ancestors
     (most scopes have none of their own, and share their siblings' tuple and its set of shapes);
     what a deny blocks of a role is computed once per (role, deny shape) as a bit mask of the
