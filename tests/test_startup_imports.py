@@ -110,3 +110,39 @@ def test_a_decision_imports_only_what_deciding_needs(tmp_path: Path) -> None:
     assert {"auditor.access.decision", "auditor.estate.snapshot"} <= modules
     assert _loaded(modules, NOT_FOR_A_DECISION) == []
     assert "auditor.cli._audit" not in modules and "auditor.cli._sandbox" not in modules
+
+
+NOT_FOR_A_SNAPSHOT_AUDIT = (
+    "auditor.estate.plan",
+    "auditor.audit.baseline",
+    "auditor.sources.deployment",
+    "auditor.sources.gate",
+)
+"""Never imported by ``auditor audit --snapshot FILE``: a plan's reader and the baseline's are
+only for runs that read them."""
+
+
+def test_a_snapshot_audit_imports_no_plan_reader(tmp_path: Path) -> None:
+    snapshot = tmp_path / "sample.json"
+    snapshot.write_bytes(sample_snapshot_bytes())
+    report = tmp_path / "report.json"
+    argv = ["audit", "--snapshot", str(snapshot), "-o", f"json={report}", "--fail-on", "none"]
+    code = f"from auditor.cli import main; assert main({argv!r}) == 0"
+    modules = _modules(code, tmp_path)
+    assert {"auditor.audit.engine", "auditor.audit.runner"} <= modules  # the audit did run
+    assert json.loads(report.read_text())["findings"]
+    assert _loaded(modules, NOT_FOR_A_SNAPSHOT_AUDIT) == []
+
+
+def test_a_baseline_run_imports_the_baseline_reader(tmp_path: Path) -> None:
+    """The lazy imports are the ones a run asks for: ``--create-baseline`` writes its file."""
+    snapshot = tmp_path / "sample.json"
+    snapshot.write_bytes(sample_snapshot_bytes())
+    baseline = tmp_path / "baseline.json"
+    argv = ["audit", "--snapshot", str(snapshot), "--create-baseline", str(baseline)]
+    argv += ["-o", f"json={tmp_path / 'report.json'}", "--fail-on", "none"]
+    code = f"from auditor.cli import main; assert main({argv!r}) == 0"
+    modules = _modules(code, tmp_path)
+    assert "auditor.audit.baseline" in modules
+    assert "auditor.estate.plan" not in modules
+    assert json.loads(baseline.read_text())

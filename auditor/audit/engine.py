@@ -19,7 +19,7 @@ import gc
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auditor._collector import paused
 from auditor.audit.budget import CHECK_EVERY, Budget, BudgetExceeded
@@ -59,9 +59,11 @@ from auditor.audit.resources import (
     view_outcomes,
 )
 from auditor.audit.unknowns import CHECK_READS, request_unknowns, unknown_outcome, unresolved
-from auditor.estate.plan import Plan
 from auditor.estate.snapshot import Snapshot
 from auditor.model.secrets import MASK
+
+if TYPE_CHECKING:  # a plan's modules (pydantic wire models) load only when a plan is read
+    from auditor.estate.plan import Plan
 
 _EMPTY: dict[str, Any] = {}
 

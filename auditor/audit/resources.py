@@ -21,7 +21,6 @@ from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any, Literal
 
 from auditor.audit.findings import Located, RunsOn
-from auditor.estate.plan import Plan, PlanRequest
 from auditor.estate.snapshot import Snapshot
 from auditor.model.cluster import CLUSTER_RESOURCE_TYPE
 from auditor.model.defaults import cluster_with_defaults, domain_with_defaults
@@ -31,6 +30,7 @@ from auditor.model.health import HEALTH_EVENT_RESOURCE_TYPE
 if TYPE_CHECKING:
     from auditor.audit.checks._registry import CheckContext, Outcome, PassMany
     from auditor.audit.packs import Rule
+    from auditor.estate.plan import Plan, PlanRequest
 
 
 ResourceKind = Literal["domain", "cluster", "healthEvent", "token", "request", "authorization"]

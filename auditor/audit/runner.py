@@ -14,9 +14,8 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-from auditor.audit.baseline import BaselineEntry, apply_baseline, load_baseline, write_baseline
 from auditor.audit.budget import Budget
 from auditor.audit.engine import Engine, Evaluation, rule_texts
 from auditor.audit.findings import (
@@ -53,8 +52,11 @@ from auditor.audit.settings import (
 )
 from auditor.audit.waivers import Waiver, apply_waivers, inline_waivers, load_waivers
 from auditor.errors import InputError
-from auditor.estate.plan import Plan
 from auditor.estate.snapshot import Snapshot
+
+if TYPE_CHECKING:  # a plan's modules and the baseline's load only when a run reads them
+    from auditor.audit.baseline import BaselineEntry
+    from auditor.estate.plan import Plan
 
 DEFAULT_FAIL_ON: Severity = "high"
 
@@ -223,9 +225,13 @@ def _finish(
     stale: list[str] = []
     ran = [r.id for r in evaluation.rules_run if r is not evaluation.partial]
     if options.create_baseline:
+        from auditor.audit.baseline import write_baseline
+
         write_baseline(options.create_baseline, findings.listed, started)  # passes never enter
     baseline_path = options.create_baseline or options.baseline
     if baseline_path:
+        from auditor.audit.baseline import load_baseline
+
         findings, fixed, stale = _baseline(findings, load_baseline(baseline_path), ran)
     warnings = list(warnings)
     incomplete = list(incomplete)
@@ -280,6 +286,8 @@ def _baseline(
 ) -> tuple[Findings, list[str], list[str]]:
     """:func:`apply_baseline` on the listed findings; an entry it calls stale (its resource not
     judged) whose rule and resource a pass of the blocks judged is fixed."""
+    from auditor.audit.baseline import apply_baseline
+
     outcome = apply_baseline(findings.listed, entries, ran)
     fixed, stale = outcome.fixed, outcome.stale
     if stale and findings.blocks:

@@ -37,11 +37,10 @@ from auditor.audit.checks.cluster import GATEWAY_GROUP, cluster_roles, configura
 from auditor.audit.resources import Resource
 from auditor.audit.unknowns import request_unknowns, split_path, unknown_at, unknown_outcome
 from auditor.errors import InputError
-from auditor.estate.plan import PlanRequest
 from auditor.model.secrets import Secret
 
 if TYPE_CHECKING:
-    from auditor.estate.plan import UnknownInfo
+    from auditor.estate.plan import PlanRequest, UnknownInfo
 
 GATEWAY_PASSWORD = ("gateway", "restAuthCredential.password")
 METASTORE_PASSWORDS = (
