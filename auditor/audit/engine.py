@@ -36,7 +36,8 @@ from auditor.audit.findings import (
     Severity,
     SourcePath,
     Status,
-    fingerprint,
+    fingerprinter,
+    new_finding,
 )
 from auditor.audit.limits import MAX_CHARS, bound_evidence, bound_text
 from auditor.audit.packs import (
@@ -74,10 +75,16 @@ FREEZE_AFTER = 200_000
 _frozen = False
 
 
+_STR = frozenset([str])
+
+
 def format_value(value: Any) -> str:
     """A value as message text: ``not set`` for null, ``true``/``false``, lists joined."""
     if type(value) is str:  # the common case, first
         return value
+    kind = type(value)
+    if (kind is list or kind is tuple) and _STR.issuperset(map(type, value)):
+        return ", ".join(value) if value else "none"  # a list of plain strings, joined in C
     if value is None:
         return "not set"
     if isinstance(value, bool):
@@ -163,6 +170,7 @@ class _Messages:
     def __init__(self, settings: Mapping[str, Any], templates: Iterable[str] = ()) -> None:
         self.settings = settings
         self.constant: dict[str, str] = {}
+        self._split: dict[str, tuple[_Part, ...]] = {}
         for template in templates:
             if all(n.startswith("settings.") for n in template_fields(template)):
                 self.constant[template] = render_template(template, self._setting)
@@ -170,43 +178,76 @@ class _Messages:
     def _setting(self, name: str) -> str:
         return format_value(self.settings.get(name[9:]))
 
-    def render(
-        self,
-        template: str,
-        outcome: Outcome | None,
-        resource: Resource | None,
-        resource_id: str,
-        resource_name: str,
-    ) -> str:
-        cached = self.constant.get(template)
-        if cached is not None:
-            return cached
-        # render_template's loop with its lookup inline (tens of thousands of failing findings):
-        # the resource's name and id, the outcome's fields, its evidence, settings, the resource
-        fields = evidence = None
-        if outcome is not None:
-            fields = outcome.fields or None
-            evidence = outcome.evidence or None
-        out: list[str] = []
-        for literal, name in _template_parts(template):
-            out.append(literal)
-            if name is None:
-                continue
-            if name == "resourceName":
-                out.append(resource_name)
-            elif name == "resourceId":
-                out.append(resource_id)
-            elif fields is not None and name in fields:
-                out.append(format_value(fields[name]))
+    def split(self, template: str) -> tuple[_Part, ...]:
+        """``template`` split for :func:`_fill`, once a run (tens of thousands of failing
+        findings fill one): the literal text before each placeholder, what the placeholder reads,
+        its name, and for ``settings.NAME`` the setting's text (the settings do not change while
+        the engine runs)."""
+        found = self._split.get(template)
+        if found is None:
+            found = self._split[template] = tuple(
+                (
+                    literal,
+                    _LITERAL
+                    if name is None
+                    else _NAME
+                    if name == "resourceName"
+                    else _ID
+                    if name == "resourceId"
+                    else _VALUE,
+                    name or "",
+                    self._setting(name) if name and name.startswith("settings.") else None,
+                )
+                for literal, name in _template_parts(template)
+            )
+        return found
+
+
+_Part = tuple[str, int, str, "str | None"]
+"""A piece of a template split by :meth:`_Messages.split`."""
+_LITERAL, _NAME, _ID, _VALUE = range(4)
+"""What a placeholder reads: nothing (the text after the last one), the resource's name, its id,
+or a value looked up (see :func:`_fill`)."""
+
+
+def _fill(
+    parts: tuple[_Part, ...],
+    outcome: Outcome | None,
+    resource: Resource | None,
+    resource_id: str,
+    resource_name: str,
+) -> str:
+    """A template's text for one finding from its ``parts`` (``render_template``'s loop with its
+    lookup inline):
+    each placeholder reads the resource's name or id, else the outcome's fields, its evidence,
+    the settings, the resource, in that order."""
+    fields = evidence = None
+    if outcome is not None:
+        fields = outcome.fields or None
+        evidence = outcome.evidence or None
+    out: list[str] = []
+    add = out.append
+    for literal, reads, name, setting in parts:
+        add(literal)
+        if reads == _VALUE:
+            if fields is not None and name in fields:
+                value = fields[name]
             elif evidence is not None and name in evidence:
-                out.append(format_value(evidence[name]))
-            elif name.startswith("settings."):
-                out.append(self._setting(name))
+                value = evidence[name]
+            elif setting is not None:
+                add(setting)
+                continue
             elif resource is not None:
-                out.append(format_value(get_path(resource.doc, name)))
+                value = get_path(resource.doc, name)
             else:
-                out.append("unknown")
-        return "".join(out)
+                add("unknown")
+                continue
+            add(value if type(value) is str else format_value(value))
+        elif reads == _NAME:
+            add(resource_name)
+        elif reads == _ID:
+            add(resource_id)
+    return "".join(out)
 
 
 def _severity(rule: Rule, resource: Resource | None) -> Severity:
@@ -275,6 +316,7 @@ class Engine:
         self.coverage = EstateCoverage(snapshot) if snapshot is not None else None
         self.incomplete_rules: list[IncompleteRule] = []
         self._sizes: dict[int, Any] = {}
+        self._makers: dict[int, tuple[Rule, _Messages, _Make]] = {}
         self.inputs: list[dict[str, Any]] = (
             self.coverage.inputs() if self.coverage is not None else plan_inputs(plan)  # type: ignore[arg-type]
         )
@@ -324,12 +366,15 @@ class Engine:
         with paused() as pause:
             try:
                 if budget is None or not budget.limited:
-                    add = findings.append
+                    add, listed = findings.append, findings.listed.append
                     for n, rule in enumerate(rules):
                         ran.append(rule)
                         started = time.perf_counter()
                         for part in self._rule_parts(rule):
-                            add(part)
+                            if type(part) is Finding:
+                                listed(part)  # what add does with a finding, without its call
+                            else:
+                                add(part)
                         if timings is not None:
                             timings[rule.id] = time.perf_counter() - started
                         if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
@@ -338,6 +383,7 @@ class Engine:
                     self._run_within(rules, budget, evaluation, timings)
             finally:
                 self._sizes.clear()
+                self._makers.clear()
                 cache = self.context.cache
                 for key in [k for k in cache if k.startswith("transient:")]:
                     del cache[key]
@@ -449,7 +495,11 @@ class Engine:
         pending: list[Any] = []  # pass findings, or _Pass of a predicate rule, or _Later
         for part in self._outcomes(rule):
             kind = type(part)
-            if kind is _Pass or kind is _Later or (kind is Finding and part.status == "pass"):  # type: ignore[union-attr]
+            if kind is Finding:  # most often a failure: one test
+                if part.status == "pass":  # type: ignore[union-attr]
+                    pending.append(part)
+                    continue
+            elif kind is _Later or kind is _Pass:
                 pending.append(part)
                 continue
             if pending:
@@ -524,12 +574,16 @@ class Engine:
                 return
         if rule.predicate is not None and rule.resource_type in VIEW_TYPES:
             sizes = self._sizes  # the rows' evidence values are shared and never changed
+            judged, make = self._judged, self._maker(rule)
             for outcome in view_outcomes(rule, self.context):  # access rows (resources.py)
                 if isinstance(outcome, PassMany):
                     yield self._passes(rule, outcome)
-                else:
-                    yield self._judged(rule, outcome, outcome.resource, sizes=sizes)
+                elif outcome.passed:
+                    yield judged(rule, outcome, outcome.resource, sizes=sizes)
+                else:  # what _judged makes of a failure, without its two calls
+                    yield make(outcome, outcome.resource, None, sizes)
             return
+        make = self._maker(rule)
         if rule.predicate is not None:
             predicate = rule.predicate
             for res in self._resources_of(rule):
@@ -537,13 +591,12 @@ class Engine:
                 if unknowns:
                     hits = unresolved((*rule.reads, *rule.applies_reads), unknowns)
                     if hits:
-                        yield self._finding(rule, unknown_outcome(hits), res)
+                        yield make(unknown_outcome(hits), res, None, None)
                         continue
                 if predicate(res.doc):
                     yield _Pass(res)  # made into its finding only when read
                     continue
-                evidence = _predicate_evidence(rule, res)
-                yield self._finding(rule, Outcome(False, evidence), res)
+                yield make(Outcome(False, _predicate_evidence(rule, res)), res, None, None)
             return
         assert rule.check is not None
         spec = CHECKS[rule.check]
@@ -553,19 +606,22 @@ class Engine:
                 if reads is not None:
                     hits = unresolved(reads, request_unknowns(res))
                     if hits:
-                        yield self._finding(rule, unknown_outcome(hits), res)
+                        yield make(unknown_outcome(hits), res, None, None)
                         continue
                 for outcome in spec.fn(res, self.context):
                     if isinstance(outcome, PassMany):
                         yield self._passes(rule, outcome)
                     else:
-                        yield self._finding(rule, outcome, outcome.resource or res)
+                        yield make(outcome, outcome.resource or res, None, None)
         else:
+            judged = self._judged
             for outcome in spec.fn(self.context):
                 if isinstance(outcome, PassMany):
                     yield self._passes(rule, outcome)
-                else:
-                    yield self._judged(rule, outcome, outcome.resource)
+                elif outcome.passed:
+                    yield judged(rule, outcome, outcome.resource)
+                else:  # what _judged makes of a failure, without its two calls
+                    yield make(outcome, outcome.resource, None, None)
 
     def _passes(self, rule: Rule, many: PassMany) -> PassBlock:
         """Passes in bulk, as one compact block: the items of ``many`` (often a list the checks
@@ -626,80 +682,113 @@ class Engine:
         run's secret values so far when None). ``sizes``: the sizes of evidence values met
         before, when they are shared and never changed (see
         :func:`~auditor.audit.limits.bound_evidence`)."""
-        if secrets is None:
-            secrets = self.context.secrets
-        location: str | None
-        source: str | None
-        if resource is not None:
-            rid = outcome.resource_id or resource.id
-            rtype = outcome.resource_type or resource.resource_type
-            location = outcome.location or resource.location
-            source = resource.source
-            request = resource.request
-            if request is not None and request.source is not None:
-                ref = request.source
-                source = SourcePath(ref.file, ref.line, ref.address)
-        else:
-            rid = outcome.resource_id or "/"
-            rtype = outcome.resource_type or rule.resource_type
-            location = outcome.location
-            source = self.context.source
+        return self._maker(rule)(outcome, resource, secrets, sizes)
+
+    def _maker(self, rule: Rule) -> _Make:
+        """:meth:`_finding` of ``rule`` (see :meth:`_new_maker`), made once per rule and
+        messages."""
+        made = self._makers.get(id(rule))
+        if made is None or made[0] is not rule or made[1] is not self.messages:
+            made = self._makers[id(rule)] = (rule, self.messages, self._new_maker(rule))
+        return made[2]
+
+    def _new_maker(self, rule: Rule) -> _Make:
+        """:meth:`_finding` of one rule, with what is the same for each of its findings found
+        once: its texts, constant messages and split templates, severity, and the hashed start of
+        its fingerprints (a large estate has tens of thousands of failing findings)."""
         info = rule.info
-        passed = outcome.passed
-        unknown = outcome.unknown
-        cache = self.messages.constant
-        status: Status
-        if unknown is not None:
-            message = None
-            status = "unknown"
-            detail = f"unknown:{outcome.detail}"
-        else:
-            template = rule.pass_message if passed else rule.message
-            message = cache.get(template)
-            status = "pass" if passed else "fail"
-            detail = outcome.detail
-        remediation = cache.get(info.remediation)
-        if message is None or remediation is None:
+        rule_id, title, references = info.id, info.title, info.references
+        default_severity, default_type = info.severity, rule.resource_type
+        predicates = rule.severity_predicates
+        messages = self.messages
+        constant = messages.constant
+        fail_text, fail_parts = constant.get(rule.message), messages.split(rule.message)
+        pass_text, pass_parts = constant.get(rule.pass_message), messages.split(rule.pass_message)
+        remedy_text = constant.get(info.remediation)
+        remedy_parts = messages.split(info.remediation)
+        context, relocate = self.context, self._relocate
+        fingerprint_of = fingerprinter(rule_id, self.source_kind)
+
+        def make(
+            outcome: Outcome,
+            resource: Resource | None,
+            secrets: Collection[str] | None,
+            sizes: dict[int, Any] | None,
+        ) -> Finding:
+            if secrets is None:
+                secrets = context.secrets
+            location: str | None
+            source: str | None
             if resource is not None:
-                name = outcome.resource_name or resource.name
+                rid = outcome.resource_id or resource.id
+                rtype = outcome.resource_type or resource.resource_type
+                location = outcome.location or resource.location
+                source = resource.source
+                request = resource.request
+                if request is not None and request.source is not None:
+                    ref = request.source
+                    source = SourcePath(ref.file, ref.line, ref.address)
             else:
-                name = outcome.resource_name or rid.rstrip("/").rsplit("/", 1)[-1] or rid
-            render = self.messages.render
+                rid = outcome.resource_id or "/"
+                rtype = outcome.resource_type or default_type
+                location = outcome.location
+                source = context.source
+            unknown = outcome.unknown
+            status: Status
             if unknown is not None:
-                message = f"Could not judge {name}: {unknown}."
-            elif message is None:
-                message = render(template, outcome, resource, rid, name)
-            if remediation is None:
-                remediation = render(info.remediation, outcome, resource, rid, name)
-        severity = outcome.severity
-        if severity is None:
-            severity = _severity(rule, resource) if rule.severity_predicates else info.severity
-        evidence = outcome.evidence or _EMPTY
-        if evidence is not _EMPTY:
-            evidence = bound_evidence(evidence, secrets, sizes)
-        if len(message) > MAX_CHARS:
-            message = bound_text(message, secrets)
-        if len(remediation) > MAX_CHARS:
-            remediation = bound_text(remediation, secrets)
-        if location and self._relocate is not None:
-            location = self._relocate(location)
-        # positional: twice as fast as keywords, and millions are made on a large estate
-        # (the order of Finding's fields; tests/test_audit_engine.py pins it)
-        return Finding(
-            info.id,
-            severity,
-            status,
-            rid,
-            info.title,
-            message,
-            evidence,
-            remediation,
-            info.references,
-            fingerprint(info.id, rid, self.source_kind, detail),
-            rtype,
-            source,
-            location,
-        )
+                status, message, parts = "unknown", None, fail_parts
+                detail = f"unknown:{outcome.detail}"
+            elif outcome.passed:
+                status, message, parts, detail = "pass", pass_text, pass_parts, outcome.detail
+            else:
+                status, message, parts, detail = "fail", fail_text, fail_parts, outcome.detail
+            remediation = remedy_text
+            if message is None or remediation is None:
+                if resource is not None:
+                    name = outcome.resource_name or resource.name
+                else:
+                    name = outcome.resource_name or rid.rstrip("/").rsplit("/", 1)[-1] or rid
+                if unknown is not None:
+                    message = f"Could not judge {name}: {unknown}."
+                elif message is None:
+                    message = _fill(parts, outcome, resource, rid, name)
+                if remediation is None:
+                    remediation = _fill(remedy_parts, outcome, resource, rid, name)
+            severity = outcome.severity
+            if severity is None:
+                severity = _severity(rule, resource) if predicates else default_severity
+            evidence = outcome.evidence or _EMPTY
+            if evidence is not _EMPTY:
+                evidence = bound_evidence(evidence, secrets, sizes)
+            if len(message) > MAX_CHARS:
+                message = bound_text(message, secrets)
+            if len(remediation) > MAX_CHARS:
+                remediation = bound_text(remediation, secrets)
+            if location and relocate is not None:
+                location = relocate(location)
+            return new_finding(
+                rule_id,
+                severity,
+                status,
+                rid,
+                title,
+                message,
+                evidence,
+                remediation,
+                references,
+                fingerprint_of(rid, detail),
+                rtype,
+                source,
+                location,
+            )
+
+        return make
+
+
+_Make = Callable[
+    [Outcome, "Resource | None", "Collection[str] | None", "dict[int, Any] | None"], Finding
+]
+"""A rule's :meth:`Engine._finding`: outcome, resource, secrets and sizes to the finding."""
 
 
 def _scrub_value(value: Any, secrets: Iterable[str]) -> Any:
