@@ -45,7 +45,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, count
 from typing import TYPE_CHECKING, Any
 
 from auditor.access.analysis import PRIVILEGED_ROLES
@@ -168,6 +168,7 @@ class AssignmentRows:
     _columns: dict[str, list[Any]] = field(default_factory=dict)
     _facets: dict[str, dict[Any, dict[str, Any]]] = field(default_factory=dict)
     _guests: dict[str, list[tuple[str, tuple[str, ...]]]] | None = None
+    _guest_objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     _paths: dict[str, Any] = field(default_factory=dict)
     _keysets: dict[str, list[Any]] = field(default_factory=dict)
     _values: dict[str, dict[Any, Any]] = field(default_factory=dict)
@@ -196,11 +197,9 @@ class AssignmentRows:
         # the fields read by comprehensions (in 3.11 faster than map(attrgetter) over a
         # million records)
         entries = self._ix.assignments
-        if facet == "role":
-            return [entry.role for entry in entries]
-        if facet == "scopeLevel":  # from the numbers (see facet_codes)
-            levels, names = self.facet_codes(facet)
-            return list(map(names.__getitem__, levels))
+        if facet in ("role", "scopeLevel"):  # from the numbers (see facet_codes)
+            numbers, names = self.facet_codes(facet)
+            return list(map(names.__getitem__, numbers))
         # a key that is a pair is made once per distinct pair and shared by every assignment
         # that has it (a million assignments to a few thousand principals: no million tuples)
         shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
@@ -330,6 +329,8 @@ class AssignmentRows:
             found = self._codes[facet] = self._condition_codes()
         if found is None and facet == "scopeLevel":
             found = self._codes[facet] = self._scope_level_codes()
+        if found is None and facet == "role":
+            found = self._codes[facet] = self._role_codes()
         if found is None:
             keys = self._distinct(facet)
             number = {key: n for n, key in enumerate(keys)}
@@ -339,21 +340,34 @@ class AssignmentRows:
             found = self._codes[facet] = (codes, keys)
         return found
 
+    def _role_codes(self) -> tuple[Sequence[int], list[Any]]:
+        """:meth:`facet_codes` of the role facet: each assignment's role key numbered in order of
+        first appearance by one comprehension (a look-up each in a table of a few dozen roles),
+        with no column of a million keys made and hashed again to find the distinct ones. Sets
+        the facet's keys (:meth:`_distinct`)."""
+        numbered: defaultdict[str, int] = defaultdict(count().__next__)
+        numbers = [numbered[entry.role] for entry in self._ix.assignments]
+        keys = list(numbered)
+        self._keysets["role"] = keys
+        return array(_typecode(len(keys)), numbers), keys
+
     def _scope_level_codes(self) -> tuple[Sequence[int], list[Any]]:
         """:meth:`facet_codes` of the scope level facet: the level of each scope of the index
         (:attr:`~auditor.access.Indexes.at_scope`, the distinct scope keys the assignments hold)
         found once, each assignment's number read through its scope (no column of a million
         levels made first, no million scopes hashed to find the distinct ones), and the keys
         only the levels some assignment has. Sets the facet's keys (:meth:`_distinct`)."""
-        scopes = [entry.scope for entry in self._ix.assignments]
+        entries = self._ix.assignments
         numbers: dict[str, int] = {}  # level -> its number
         number_of: dict[str, int] = {}  # scope -> its level's number
         # the distinct scopes are the index's (a scope key for each, as the assignments hold)
-        for scope in getattr(self._ix, "at_scope", None) or dict.fromkeys(scopes):
+        listed = getattr(self._ix, "at_scope", None)
+        for scope in listed or dict.fromkeys(entry.scope for entry in entries):
             number_of[scope] = numbers.setdefault(ScopeTree.kind(scope), len(numbers))
-        try:
-            codes = array("B", map(number_of.__getitem__, scopes))  # five levels at most
+        try:  # one comprehension: no list of a million scopes made and read again
+            codes = array("B", [number_of[entry.scope] for entry in entries])  # five at most
         except KeyError:  # a scope the index does not list: never so, but sound
+            scopes = [entry.scope for entry in entries]
             distinct = dict.fromkeys(scopes)
             number_of = {s: numbers.setdefault(ScopeTree.kind(s), len(numbers)) for s in distinct}
             codes = array("B", map(number_of.__getitem__, scopes))
@@ -567,43 +581,55 @@ class AssignmentRows:
         perhaps more of its fields): what a failing finding's message and evidence read of a row,
         without making the principal's other fields (its guests as objects...) for each of the
         tens of thousands of principals that fail a rule. Made once per principal for ``names``."""
+        return self.shown_rows(names)(index)
+
+    def shown_rows(self, names: frozenset[str]) -> Callable[[int], dict[str, Any]]:
+        """:meth:`shown_row` for ``names`` as a function of the assignment's index: what it reads
+        found once, not for each of the tens of thousands of rows a rule fails."""
         plan = self._shown.get(names)
         if plan is None:
             plan = self._shown[names] = self._shown_plan(names)
         entries, codes, principals, principal_fields, made, facets = plan
-        record = entries[index].record
-        p = record.properties
-        row: dict[str, Any] = {
-            "type": ROLE_ASSIGNMENTS,
-            "id": record.id or f"roleAssignments[{index}]",
-            "name": record.name or record.id,
-            "scope": p.scope or "/",
-            "roleDefinitionId": p.roleDefinitionId,
-            "condition": p.condition,
+        made_get = made.get
+        facet_of = self._facet
+
+        def shown(index: int) -> dict[str, Any]:
+            record = entries[index].record
+            p = record.properties
+            row: dict[str, Any] = {
+                "type": ROLE_ASSIGNMENTS,
+                "id": record.id or f"roleAssignments[{index}]",
+                "name": record.name or record.id,
+                "scope": p.scope or "/",
+                "roleDefinitionId": p.roleDefinitionId,
+                "condition": p.condition,
+            }
+            if principal_fields:
+                key = principals[codes[index]]
+                fields = made_get(key)
+                if fields is None:
+                    fields = made[key] = self._shown_principal(key, principal_fields)
+                row.update(fields)
+            for facet, numbers, keys, cache in facets:
+                key = keys[numbers[index]]
+                found = cache.get(key)
+                row.update(found if found is not None else facet_of(facet, key, index))
+            return row
+
+        return shown
+
+    def _shown_principal(self, key: Any, names: tuple[str, ...]) -> dict[str, Any]:
+        """The principal fields ``names`` (case-folded) of principal facet key ``key``: its whole
+        fields when made already."""
+        whole = self._facets.get("principal", {}).get(key)
+        if whole is not None:
+            return whole
+        principal, given = key if isinstance(key, tuple) else (key, None)
+        record = self._ix.directory.entry(principal)
+        return {
+            _PRINCIPAL_FIELDS[n]: self._field(principal, given, record, _PRINCIPAL_FIELDS[n])
+            for n in names
         }
-        if principal_fields:
-            key = principals[codes[index]]
-            fields = made.get(key)
-            if fields is None:
-                whole = self._facets.get("principal", {}).get(key)
-                if whole is not None:
-                    fields = whole
-                else:
-                    principal, given = key if isinstance(key, tuple) else (key, None)
-                    record_of = self._ix.directory.entry(principal)
-                    fields = {
-                        _PRINCIPAL_FIELDS[n]: self._field(
-                            principal, given, record_of, _PRINCIPAL_FIELDS[n]
-                        )
-                        for n in principal_fields
-                    }
-                made[key] = fields
-            row.update(fields)
-        for facet, numbers, keys, cache in facets:
-            key = keys[numbers[index]]
-            found = cache.get(key)
-            row.update(found if found is not None else self._facet(facet, key, index))
-        return row
 
     def _shown_plan(self, names: frozenset[str]) -> tuple[Any, ...]:
         """What :meth:`shown_row` reads for ``names``: the assignments, the principals' numbers
@@ -640,6 +666,7 @@ class AssignmentRows:
         self._shown.clear()
         if "principal" not in facets:
             self._guests = None
+            self._guest_objects.clear()
             self._principal_args = None
 
     def _facet(self, facet: str, key: Any, index: int) -> dict[str, Any]:
@@ -717,10 +744,17 @@ class AssignmentRows:
             }
         guests = self._guests_of().get(key, [])
         if name == "guests":
-            return [
-                {"id": directory.display(g), "displayName": directory.name(g), "via": list(via)}
-                for g, via in guests
-            ]
+            if not guests:
+                return []
+            # made once per principal: judged (a row per distinct value, RBAC-003) and shown
+            # (each failing row of the principal) alike
+            made = self._guest_objects.get(key)
+            if made is None:
+                made = self._guest_objects[key] = [
+                    {"id": directory.display(g), "displayName": directory.name(g), "via": list(via)}
+                    for g, via in guests
+                ]
+            return made
         if name == "guestNames":
             return [_guest_name(directory, g, via) for g, via in guests]
         return max((len(via) - 1 for _, via in guests), default=None)  # membershipDepth
@@ -739,13 +773,42 @@ class AssignmentRows:
         if self._guests is None:
             directory = self._ix.directory
             found: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
+            display = directory.display
+            groups_of = directory.direct_groups
             guests = [k for k, r in directory.entries() if (r.userType or "").lower() == "guest"]
             for key in sorted(guests):  # the guests alone sorted (keys are distinct)
+                if not groups_of(key):  # in no group: it holds its own assignments alone
+                    found[key].append((key, (display(key),)))
+                    continue
+                # one search from the guest gives its path to each of its groups: the path
+                # Directory.group_path finds (the same breadth-first order), not a search each
+                parents = _membership_parents(groups_of, key)
                 for identity in sorted(directory.identities(key)):
-                    path = tuple(directory.display(k) for k in directory.group_path(key, identity))
+                    if identity in parents:
+                        steps = [identity]
+                        while steps[-1] != key:
+                            steps.append(parents[steps[-1]])
+                        path = tuple(map(display, reversed(steps)))
+                    else:  # a group the search did not reach: never so, but sound
+                        path = tuple(map(display, directory.group_path(key, identity)))
                     found[identity].append((key, path))
             self._guests = dict(found)
         return self._guests
+
+
+def _membership_parents(groups_of: Callable[[str], tuple[str, ...]], key: str) -> dict[str, str]:
+    """Each group ``key`` belongs to (directly or through others), and ``key`` itself, mapped to
+    the member it was reached from by a breadth-first search over ``groups_of`` (direct groups,
+    in order): the steps of :meth:`~auditor.access.directory.Directory.group_path` to every group
+    at once, as its search meets them in the same order."""
+    parents = {key: key}
+    order = [key]
+    for current in order:  # the list grows as the search goes: a queue
+        for group in groups_of(current):
+            if group not in parents:
+                parents[group] = current
+                order.append(group)
+    return parents
 
 
 def _typecode(size: int) -> str:
@@ -871,37 +934,33 @@ def subscription_rows(
     ix = engine.indexes
     entries = ix.assignments
     by_principal = AssignmentRows(engine, True) if assignment_rows is None else assignment_rows
-    users = {k for k, r in ix.directory.entries() if r.type and str(r.type).lower() == "user"}
     # the loops over a million assignments run in C: which are to users (decided once per
-    # principal key: the directory's type, else the pair's principalType), each one's
-    # subscription (found once per scope), the counts per subscription; only the ids listed are
-    # gathered in Python, in assignment order, stopping once every subscription has its first ids
+    # principal key by its principalType: the directory's type, else the pair's; the values
+    # RBAC-009 reads later, made once), each one's subscription (found once per scope), the
+    # counts per subscription; only the ids listed are gathered in Python, in assignment order
     codes, keys = by_principal.facet_codes("principal")
-    user_key = list(map(users.__contains__, keys))  # a pair is no key: found False, then
-    for index in compress(range(len(keys)), map(operator.is_, map(type, keys), repeat(tuple))):
-        user_key[index] = (keys[index][1] or "User").lower() == "user"  # by its principalType
+    listed_keys, types = by_principal.key_value_list("principalType")
+    if listed_keys is not keys:  # the facet's keys in another order: never so, but sound
+        types = list(map(by_principal.key_values("principalType").__getitem__, keys))
+    user_key = list(map("user".__eq__, map(str.lower, types)))
     to_user = list(map(user_key.__getitem__, codes))
-    scopes = [entry.scope for entry in compress(entries, to_user)]
+    user_entries = list(compress(entries, to_user))
     subscription_of: Callable[[str], str | None] = ScopeTree.subscription_of
     sub_of: dict[str, str | None] = {}  # scope -> its subscription as shown
-    for scope in set(scopes):
+    # the distinct scopes are the index's (as in _scope_level_codes): no million scopes hashed
+    for scope in getattr(ix, "at_scope", None) or {entry.scope for entry in user_entries}:
         found = subscription_of(scope)
         sub_of[scope] = None if found is None else ix.scopes.display(found)
-    subs = list(map(sub_of.__getitem__, scopes))
-    del scopes
+    try:  # one comprehension: no list of the scopes made and read again
+        subs = [sub_of[entry.scope] for entry in user_entries]
+    except KeyError:  # a scope the index does not list: never so, but sound
+        for scope in {entry.scope for entry in user_entries}.difference(sub_of):
+            found = subscription_of(scope)
+            sub_of[scope] = None if found is None else ix.scopes.display(found)
+        subs = [sub_of[entry.scope] for entry in user_entries]
     counts = Counter(subs)
     counts.pop(None, None)
-    listed: dict[str, list[str]] = defaultdict(list)
-    left = sum(min(n, MAX_LISTED) for n in counts.values())
-    for sub, entry in zip(subs, compress(entries, to_user), strict=True):
-        if left == 0:
-            break
-        if sub is None:
-            continue
-        ids = listed[sub]
-        if len(ids) < MAX_LISTED:
-            ids.append(entry.record.id or "")
-            left -= 1
+    listed = _first_listed(subs, user_entries, counts)
     rows: list[dict[str, Any]] = []
     for owners in engine.subscription_owners():
         rows.append(
@@ -916,6 +975,34 @@ def subscription_rows(
             }
         )
     return rows
+
+
+def _first_listed(
+    subs: list[str | None], entries: list[Any], counts: Counter[str | None]
+) -> dict[str | None, list[str]]:
+    """The ids of the first :data:`MAX_LISTED` of ``entries`` (user assignments, in order) of
+    each subscription of ``counts`` (how many each has), ``subs`` being each entry's subscription
+    (None for none). A subscription with fewer than that many lists all of its own, found by one
+    pass in C; the others are filled by a walk that stops once they are (one of a million
+    assignments' subscription with a few would otherwise keep it going to the end)."""
+    listed: dict[str | None, list[str]] = {}
+    wanted = {sub: listed.setdefault(sub, []) for sub, n in counts.items() if n >= MAX_LISTED}
+    wanted_get = wanted.get
+    if wanted:
+        for index, sub in enumerate(subs):
+            ids = wanted_get(sub)
+            if ids is None:
+                continue
+            ids.append(entries[index].record.id or "")
+            if len(ids) == MAX_LISTED:
+                del wanted[sub]
+                if not wanted:
+                    break
+    few = {sub for sub, n in counts.items() if n < MAX_LISTED}
+    if few:
+        for index in compress(range(len(subs)), map(few.__contains__, subs)):
+            listed.setdefault(subs[index], []).append(entries[index].record.id or "")
+    return listed
 
 
 __all__ = [

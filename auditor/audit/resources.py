@@ -10,7 +10,6 @@ predicate reads (its facets), their passes in bulk (:class:`~auditor.audit.check
 
 from __future__ import annotations
 
-import functools
 import math
 import operator
 import sys
@@ -48,6 +47,8 @@ RESOURCE_KINDS: dict[str, ResourceKind] = {
 """Rule-pack resource types whose rules run once per resource of that kind."""
 
 AUTHORIZATION_RESOURCE_TYPE = "Cloud.Authorization"
+ROLE_ASSIGNMENT_TYPE = "Cloud.Authorization/roleAssignments"
+"""The ``type`` of a role assignment row (:data:`auditor.access.views.ROLE_ASSIGNMENTS`)."""
 VIEW_TYPES = frozenset({AUTHORIZATION_RESOURCE_TYPE})
 """Rule-pack resource types whose predicate rules judge the access rows (:func:`view_outcomes`);
 a rule tells the kinds apart by the row's ``type`` (``appliesTo: "type eq
@@ -281,6 +282,53 @@ class _AccessRows:
     """``(type, rows, location section)`` of role definitions, deny assignments, subscriptions."""
 
 
+class _AssignmentIds(Sequence[str | None]):
+    """The ids of the role assignments ``entries`` (the index's), read from their records when
+    asked for and listed at once when many are: the reports that count passes never read the
+    ids of a million passes (text, SARIF) or read a few thousand (the HTML page's first pass of
+    each rule), so they are not gathered from a million records for them; the JSON report,
+    which reads them all, has them listed after its first chunks."""
+
+    __slots__ = ("_entries", "_ids", "_read")
+
+    def __init__(self, entries: Sequence[Any]) -> None:
+        self._entries = entries
+        self._ids: list[str | None] | None = None
+        self._read = 0
+
+    def _listed(self) -> list[str | None]:
+        ids = self._ids
+        if ids is None:
+            # a comprehension: faster than map(attrgetter) over a million records in 3.11
+            ids = self._ids = [entry.record.id for entry in self._entries]
+        return ids
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, index: Any) -> Any:
+        ids = self._ids
+        if ids is not None:
+            return ids[index]
+        if isinstance(index, slice):
+            picked = self._entries[index]
+            self._read += len(picked)
+            if self._read > _IDS_READ_ONE_BY_ONE:
+                return self._listed()[index]
+            return [entry.record.id for entry in picked]
+        self._read += 1
+        if self._read > _IDS_READ_ONE_BY_ONE:
+            return self._listed()[index]
+        return self._entries[index].record.id
+
+    def __iter__(self) -> Iterator[str | None]:
+        return iter(self._listed())
+
+
+_IDS_READ_ONE_BY_ONE = 1 << 16
+""":class:`_AssignmentIds` lists every id once more than this many are read."""
+
+
 def _access_rows(ctx: CheckContext) -> _AccessRows:
     """The access rows of the run's snapshot (made once per run; dropped when it ends)."""
     found: _AccessRows | None = ctx.cache.get("transient:accessRows")
@@ -298,9 +346,7 @@ def _access_rows(ctx: CheckContext) -> _AccessRows:
     snapshot = ctx.snapshot
     items: Located | None = ctx.cache.get("transient:passItems")
     if items is None:  # shared with the access checks (auditor.audit.checks.access)
-        # a comprehension: faster than map(attrgetter) over a million records in 3.11
-        ids = [entry.record.id for entry in engine.indexes.assignments]
-        items = Located(ids, "roleAssignments")
+        items = Located(_AssignmentIds(engine.indexes.assignments), "roleAssignments")
         ctx.cache["transient:passItems"] = items
     rows = AssignmentRows(engine, bool(snapshot.principals))
     found = _AccessRows(
@@ -362,6 +408,26 @@ def _evidence(rule: Rule, row: dict[str, Any]) -> dict[str, Any]:
     return {path: _row_value(row, path) for path in rule.evidence}
 
 
+def _evidence_reader(paths: Sequence[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """:func:`_evidence` of a rule whose evidence paths are ``paths``, as a function of the row
+    (each path split once, not for each failing row)."""
+    plan = [(path, path.split("/")) for path in paths]
+
+    def evidence(row: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for path, parts in plan:  # _row_value's plain lookups, else get_path
+            node: Any = row
+            for part in parts:
+                if not part or type(node) is not dict or part not in node:
+                    node = get_path(row, path)
+                    break
+                node = node[part]
+            out[path] = node
+        return out
+
+    return evidence
+
+
 def _row_value(row: dict[str, Any], path: str) -> Any:
     """:func:`get_path` of ``row``, by plain lookups when every member of ``path`` is in an
     object as written (``principal/enabled`` of a row: what the evidence of most failing access
@@ -394,15 +460,24 @@ def view_outcomes(rule: Rule, ctx: CheckContext) -> Iterator[Outcome | PassMany]
     source = ctx.source
     passed, failed = _judged(rule, rows.assignments, predicate, applies)
     shown = _shown_names(rule)
-    assignment_row = (
-        rows.assignments.row
-        if shown is None
-        else functools.partial(rows.assignments.shown_row, names=shown)
-    )
-    for index in failed:
+    assignment_row = rows.assignments.row if shown is None else rows.assignments.shown_rows(shown)
+    evidence = _evidence_reader(rule.evidence)
+    for index in failed:  # tens of thousands at a million assignments: no call spared
         row = assignment_row(index)
-        res = _row_resource(row, f"roleAssignments[{index}]", source)
-        yield Outcome(False, _evidence(rule, row), resource=res, fields=row)
+        rid = str(row["id"])
+        res = Resource(
+            "authorization",
+            ROLE_ASSIGNMENT_TYPE,
+            rid,
+            str(row.get("name") or rid),
+            "estate",
+            source,
+            f"roleAssignments[{index}]",
+            row,
+            row,
+            None,
+        )  # as _row_resource makes it
+        yield Outcome(False, evidence(row), resource=res, fields=row)
     if bulk:
         items = rows.items
         if isinstance(passed, bytes):
@@ -551,13 +626,18 @@ def _judged(
         keys_of.append(example)
     sizes = [len(example) for example in keys_of]
     combos: Any
+    paged: _Paged | None = None
     if math.prod(sizes) <= _BYTE_COMBINATIONS:
         combos = _byte_combinations(codes_of, luts, sizes, n)
         # each possible number looked for (a memchr each, in C): no million-item set
         distinct: Iterable[int] = [b for b in range(math.prod(sizes)) if b in combos]
     elif math.prod(sizes) <= _SHORT_COMBINATIONS:
         combos = _short_combinations(codes_of, luts, sizes, n)
-        distinct = set(combos)
+        if math.prod(sizes) <= _PAGED_COMBINATIONS:  # a few pages of 256: no set, no map
+            paged = _Paged(combos, math.prod(sizes))
+            distinct = paged.present()
+        else:
+            distinct = set(combos)
     else:
         column: Any = None
         for codes, lut, size in zip(codes_of, luts, sizes, strict=True):
@@ -587,6 +667,8 @@ def _judged(
         verdicts[number] = (1 if predicate(merged) else 2) if applies(merged) else 0
     if isinstance(combos, bytes):
         verdict = combos.translate(bytes(verdicts.get(b, 0) for b in range(256)))
+    elif paged is not None:
+        verdict = paged.verdict(verdicts)
     elif combos.typecode == "H":  # a table of every number's verdict: no dictionary lookup
         table = bytearray(math.prod(sizes))
         for number, judged in verdicts.items():
@@ -676,6 +758,53 @@ def _short_combinations(
     return combos
 
 
+class _Paged:
+    """Two-byte combination numbers (:func:`_short_combinations`) that fall on a few pages of 256
+    (RBAC-009: the scope's level, the role and the principal's type, a few hundred
+    combinations), as each assignment's low byte and, per page, a mask of the assignments on it
+    (an integer whose bytes are 0xFF there): the distinct numbers are then found by searches in
+    C (a memchr each) and the verdicts by a translation per page, with no Python step per
+    assignment (a set of a million numbers, a table look-up each)."""
+
+    def __init__(self, combos: array[int], size: int) -> None:
+        """``combos``: the numbers, each below ``size``."""
+        raw = combos.tobytes()
+        low = 0 if sys.byteorder == "little" else 1
+        self.size = size
+        self.lows = raw[low::2]
+        pages = raw[1 - low :: 2]
+        self.masks: list[int] = []
+        for page in range((size + 255) // 256):
+            table = bytearray(256)
+            table[page] = 0xFF
+            self.masks.append(int.from_bytes(pages.translate(table), "little"))
+
+    def present(self) -> list[int]:
+        """The numbers some assignment has, in order."""
+        n, size = len(self.lows), self.size
+        lows = int.from_bytes(self.lows, "little")
+        zeros = int.from_bytes(self.lows.translate(_ZERO_MARK), "little")
+        found: list[int] = []
+        for page, mask in enumerate(self.masks):
+            base = page * 256
+            on_page = (lows & mask).to_bytes(n, "little")  # 0 where off the page
+            if zeros & mask:
+                found.append(base)
+            found.extend(base + b for b in range(1, min(256, size - base)) if b in on_page)
+        return found
+
+    def verdict(self, verdicts: dict[int, int]) -> bytes:
+        """Each assignment's verdict (a byte), from the verdict of each number present."""
+        total = 0
+        for page, mask in enumerate(self.masks):
+            table = bytes(verdicts.get(page * 256 + b, 0) for b in range(256))
+            total |= int.from_bytes(self.lows.translate(table), "little") & mask
+        return total.to_bytes(len(self.lows), "little")
+
+
+_PAGED_COMBINATIONS = 1024
+"""Combinations that :class:`_Paged` judges (four pages: past them, a set and a table)."""
+_ZERO_MARK = bytes([0xFF] + [0] * 255)
 _BYTE_COMBINATIONS = 256
 """Combinations of the values a rule reads that :func:`_byte_combinations` numbers in a byte."""
 _SHORT_COMBINATIONS = 1 << 16
