@@ -7,6 +7,7 @@ typed results; turning them into findings is the audit's job.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
@@ -191,45 +192,60 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
     if not roles:
         return []
     directory = ix.directory
-    graph = nx.DiGraph()
-    link = graph.add_edge
+    # the graph's edges, added at once when all are known (in this order: the graph, and so the
+    # paths the search finds, is the one adding them one by one makes)
+    edges: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    link = edges.append
     # (principal key, scope key) -> [(assignment entry, assignee)]
     candidates: dict[tuple[str, str], list[AssignmentEntry]] = {}
     linked_roles: set[str] = set()
     linked: dict[str, list[str]] = {}  # per assignee: its members that are not groups
+    grouped: dict[str, bool] = {}  # per member of an assignee: whether it is a group
+
+    def is_group(key: str) -> bool:  # _is_group(ix, key, None), once per key
+        found = grouped.get(key)
+        if found is None:
+            found = grouped[key] = directory.is_group(key)
+        return found
+
+    # the roles that escalate, but for the administrator roles (their holders at a scope are not
+    # shadow administrators); a hierarchy scope's assignments of them are picked in C
+    escalating = frozenset(roles).difference(ADMIN_ROLES).__contains__
     for level, bucket in ix.by_scope.items():
         if not ScopeTree.is_hierarchy_level(level):
             continue
-        for entry in bucket:
-            # holders of an administrator role at this scope are not shadow administrators
-            if entry.role not in roles or entry.role in ADMIN_ROLES:
-                continue
+        for entry in compress(bucket, map(escalating, map(_ROLE, bucket))):
             assignee = entry.principal
             ra_node = ("ra", entry.id)
-            link(("p", assignee), ra_node)
+            link((("p", assignee), ra_node))
             role_node = ("role", entry.role)
-            link(ra_node, role_node)
+            link((ra_node, role_node))
             # a role's and a group's edges are added once (adding an edge again changes nothing)
             if entry.role not in linked_roles:
                 linked_roles.add(entry.role)
                 for action, perm in roles[entry.role]:
                     perm_node = ("perm", entry.role, perm.index)
-                    link(role_node, perm_node)
-                    link(perm_node, ("op", action))
+                    link((role_node, perm_node))
+                    link((perm_node, ("op", action)))
             towards = directory.transitive_members(assignee)
             people = linked.get(assignee)
             if people is None:
                 for member, nxt in towards.items():
-                    link(("p", member), ("p", nxt))
-                people = linked[assignee] = [m for m in towards if not _is_group(ix, m, None)]
+                    link((("p", member), ("p", nxt)))
+                people = linked[assignee] = [m for m in towards if not is_group(m)]
             hint = entry.record.properties.principalType
             members = list(people)
             if not _is_group(ix, assignee, hint) or not towards:
                 members.append(assignee)
             for member in members:
                 candidates.setdefault((member, level), []).append(entry)
+    graph = nx.DiGraph()
+    graph.add_edges_from(edges)
     results: list[Escalation] = []
-    admins: dict[str, frozenset[str]] = {}  # per scope: who holds an administrator role there
+    # per hierarchy scope: who holds an administrator role there or above (one set probed with
+    # a candidate's identities, instead of each scope of the chain's holders in turn)
+    admins: dict[str, frozenset[str]] = {}
+    holders: dict[str, frozenset[str]] = {}  # per scope: who holds one there (:func:`_holders`)
     plans = [(action, ix.plan(action, False)) for action in ESCALATION_ACTIONS]
     # per (scope, action): whether a principal that no deny assignment names or excludes is
     # denied there. The denies that block such a principal do not depend on who it is (those
@@ -238,35 +254,48 @@ def escalations(ix: Indexes, *, include_conditional: bool = False) -> list[Escal
     # denied both operations
     denied_clean: dict[tuple[str, str], bool] = {}
     for member, level in sorted(candidates):
-        entries = candidates[(member, level)]
-        if _holds_role(ix, member, ix.scopes.chain(level), ADMIN_ROLES, admins):
-            continue
-        shown_scope = ix.scopes.display(level)
         who = directory.display(member)
+        # the decision's look-up of the principal, whose identities (its key and every group it
+        # belongs to, as :meth:`Directory.identities` gives them) also tell whether it holds an
+        # administrator role at the scope or above
+        seen = ix.principal(who)
+        above = admins.get(level)
+        if above is None:
+            held = []
+            for scope in ix.scopes.chain(level):
+                found = holders.get(scope)
+                if found is None:
+                    found = holders[scope] = _holders(ix, scope, ADMIN_ROLES)
+                held.append(found)
+            above = admins[level] = frozenset().union(*held)
+        if not above.isdisjoint(seen[1]):
+            continue
+        entries = candidates[(member, level)]
+        shown_scope = ix.scopes.display(level)
         # decide(ix, AccessRequest(who, action, shown_scope), explain=False) for each action,
         # with decide's look-ups (the principal's, the scope's levels) made once for both
-        seen = ix.principal(who)
         levels = ix.levels(shown_scope)
         clean = seen[2]
-        verdicts: dict[str, str] = {}
+        allowed: list[str] = []  # the actions allowed, and those allowed on a condition
+        maybe: list[str] = []
         for action, plan in plans:
             if clean and denied_clean.get((level, action)):
-                verdicts[action] = "denied"
                 continue
             verdict = _decided(
                 ix, AccessRequest(who, action, shown_scope), levels, False, seen, plan
             ).decision
-            verdicts[action] = verdict
             if clean:
                 denied_clean[(level, action)] = verdict == "denied"
-        allowed = tuple(a for a, v in verdicts.items() if v == "allowed")
-        maybe = tuple(a for a, v in verdicts.items() if v == "conditional")
+            if verdict == "allowed":
+                allowed.append(action)
+            elif verdict == "conditional":
+                maybe.append(action)
         if allowed:
             decision: Literal["allowed", "conditional"] = "allowed"
-            operations = allowed
+            operations = tuple(allowed)
         elif maybe and include_conditional:
             decision = "conditional"
-            operations = maybe
+            operations = tuple(maybe)
         else:
             continue
         best: list[Any] | None = None
@@ -416,10 +445,14 @@ def _grants_above(ix: Indexes, entry: AssignmentEntry) -> list[tuple[str, Assign
     ]
 
 
-def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
+def bypassed_conditions(
+    ix: Indexes, entries: Iterable[AssignmentEntry] | None = None
+) -> list[BypassedCondition]:
     """RBAC-012 candidates. A conditioned assignment targets the operations of its condition's
     ``ActionMatches``; a condition without one targets every operation of the role. Conditions that
-    cannot be used (RBAC-011) are skipped."""
+    cannot be used (RBAC-011) are skipped. ``entries``: the assignments to judge, in the index's
+    order, when the caller has them (those without a condition are passed over); every
+    conditioned one when None."""
     directory = ix.directory
     results: list[BypassedCondition] = []
     # what depends only on the role and the condition is found once for each (a million
@@ -427,8 +460,10 @@ def bypassed_conditions(ix: Indexes) -> list[BypassedCondition]:
     # operations, what another role grants of them
     plans: dict[tuple[str, Cond], tuple[list[str], list[tuple[str, list[bool]]]]] = {}
     granted: dict[tuple[str, str, Cond], tuple[str, ...]] = {}
-    # the conditioned assignments (a few of a million) found in C
-    for entry in compress(ix.assignments, map(_COND, ix.assignments)):
+    if entries is None:
+        # the conditioned assignments (a few of a million) found in C
+        entries = compress(ix.assignments, map(_COND, ix.assignments))
+    for entry in entries:
         cond = entry.cond
         if cond is None or cond.problem is not None:
             continue
@@ -604,13 +639,27 @@ def dead_grants(ix: Indexes) -> list[DeadGrant]:
             ok = possible[pkey] = covered == (1 << len(patterns)) - 1
         return ok
 
+    def passed_down(chain: tuple[str, ...]) -> tuple[tuple[DenyEntry, ...], frozenset[int]]:
+        """The denies the scopes of ``chain`` pass down (:func:`_reaching`) and their shapes:
+        the first scope's followed by those of the rest of the chain, remembered for each rest
+        (most scopes pass none of their own down, and share the tuple and set of the rest)."""
+        found = passed.get(chain)
+        if found is None:
+            if not chain:
+                found = ((), frozenset())
+            else:
+                rest = passed_down(chain[1:])
+                own = _reaching(deny_by_scope, chain[:1])
+                found = (own + rest[0], rest[1].union(sid_of[id(d)] for d in own)) if own else rest
+            passed[chain] = found
+        return found
+
     for level, bucket in ix.by_scope.items():
         chain = chain_of(level)
         above = chain[1:]
         inherited = passed.get(above)
         if inherited is None:
-            down = _reaching(deny_by_scope, above)
-            inherited = passed[above] = (down, frozenset(sid_of[id(d)] for d in down))
+            inherited = passed_down(above)
         candidates, shapes = inherited
         own = deny_by_scope.get(level)
         if own:
@@ -738,6 +787,10 @@ def _below(scope: str, ordered: list[str]) -> list[str]:
     return ordered[start:end]
 
 
+_UNSEEN = "\0unseen"
+"""A value no resource type has: a scope not yet met in :func:`weak_child_denies`' memo."""
+
+
 def weak_child_denies(ix: Indexes, *, limit: int = 50) -> list[WeakChildDeny]:
     """DENY-003 candidates (see :class:`WeakChildDeny`)."""
     weak = [d for d in ix.denies if d.at_scope_only]
@@ -745,17 +798,26 @@ def weak_child_denies(ix: Indexes, *, limit: int = 50) -> list[WeakChildDeny]:
         return []
     ordered = _known_scopes(ix)
     results: list[WeakChildDeny] = []
+    # per child scope: its resource type (the children of denies at one scope or above one
+    # another are met again and again)
+    types: dict[str, str | None] = {}
+    resource_type = ix.scopes.resource_type
     for deny in weak:
         patterns = [
             p for perm in deny.permissions for data in (False, True) for p in perm.patterns(data)
         ]
         children: list[str] = []
         carried: dict[str, None] = {}
+        hits_of: dict[str, list[str]] = {}  # per resource type: the patterns that reach it
         for child in _descendants(ix, deny.scope, ordered):
-            kind_type = ix.scopes.resource_type(child)
+            kind_type = types.get(child, _UNSEEN)
+            if kind_type is _UNSEEN:
+                kind_type = types[child] = resource_type(child)
             if kind_type is None:
                 continue
-            hits = [p for p in patterns if intersects(p, kind_type + "/*")]
+            hits = hits_of.get(kind_type)
+            if hits is None:
+                hits = hits_of[kind_type] = [p for p in patterns if intersects(p, kind_type + "/*")]
             if hits:
                 children.append(ix.scopes.display(child))
                 carried.update(dict.fromkeys(hits))

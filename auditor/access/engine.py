@@ -12,7 +12,7 @@ import msgspec
 
 from auditor.access.advice import advisor
 from auditor.access.decision import AccessRequest, Decision, decide, decide_batch
-from auditor.access.indexes import Indexes
+from auditor.access.indexes import AssignmentEntry, Indexes
 from auditor.access.principals import ResolvedPrincipal, engine_resolver
 from auditor.access.requests import parse_request
 from auditor.estate.snapshot import Snapshot, load_snapshot
@@ -176,11 +176,14 @@ class AccessEngine:
 
         return analysis.escalations(self.indexes, include_conditional=include_conditional)
 
-    def bypassed_conditions(self) -> list[analysis.BypassedCondition]:
-        """RBAC-012: conditioned grants also given without a condition."""
+    def bypassed_conditions(
+        self, entries: Iterable[AssignmentEntry] | None = None
+    ) -> list[analysis.BypassedCondition]:
+        """RBAC-012: conditioned grants also given without a condition (of ``entries``, in the
+        index's order, when given: a caller that has found the conditioned ones)."""
         from auditor.access import analysis
 
-        return analysis.bypassed_conditions(self.indexes)
+        return analysis.bypassed_conditions(self.indexes, entries)
 
     def dead_grants(self) -> list[analysis.DeadGrant]:
         """RBAC-013: role assignments whose every operation is denied to their principal."""

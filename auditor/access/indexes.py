@@ -289,6 +289,9 @@ class Indexes:
         """The number of each assignment's principal key (:attr:`principal_keys`), in assignment
         order: what the audit's rows read of a million assignments' principals without touching
         one of them (:meth:`auditor.access.AssignmentRows.facet_codes`)."""
+        self.conditioned: list[int] = []
+        """The places in :attr:`assignments` of those whose record has a condition (a blank one
+        included): RBAC-012 judges these few of a million without a pass over the records."""
         self.at_scope: dict[str, dict[str, tuple[AssignmentEntry, ...]]] = {}
         """Role assignments by scope key, then principal key."""
         self._by_principal: dict[str, dict[str, tuple[AssignmentEntry, ...]]] | None = None
@@ -383,6 +386,7 @@ class Indexes:
         by_scope: dict[str, list[AssignmentEntry]] = {}
         overflow: dict[tuple[str, str], list[AssignmentEntry]] = {}
         entries: list[AssignmentEntry] = []
+        conditioned: list[int] = []
         append = entries.append
         # a scope as written gives its key, its principal table and its list in one lookup (the
         # list in snapshot order: :attr:`by_scope`, made here while each record is fresh)
@@ -412,6 +416,7 @@ class Indexes:
             if role is None:
                 role = role_keys[raw] = _intern(role_guid(raw))
             if props.condition:
+                conditioned.append(len(entries))
                 entry = AssignmentEntry(
                     record,
                     principal,
@@ -447,6 +452,7 @@ class Indexes:
         self.assignments = entries
         self.principal_keys = keys
         self.principal_numbers = numbers
+        self.conditioned = conditioned
         self.at_scope = at_scope
         self._by_scope = by_scope
         return True

@@ -29,7 +29,6 @@ from auditor.estate.roles import (
 
 _ENTRY_ID = attrgetter("id")
 _SCOPE = attrgetter("scope")
-_CONDITION = attrgetter("record.properties.condition")
 
 ROLE_ASSIGNMENT = "Cloud.Authorization/roleAssignments"
 DENY_ASSIGNMENT = "Cloud.Authorization/denyAssignments"
@@ -82,13 +81,25 @@ def _assignment_outcome(
     )
 
 
-def _assignment_fields(ix: Any, entry: Any) -> dict[str, Any]:
+def _assignment_fields(
+    ix: Any, entry: Any, names: dict[str, tuple[str, str]] | None = None
+) -> dict[str, Any]:
+    """The template fields of an assignment's outcome. ``names``: a memo of each principal key's
+    id as shown and name, for a caller making many (their look-ups miss the processor's caches
+    on a large estate)."""
+    principal = entry.principal
+    shown = None if names is None else names.get(principal)
+    if shown is None:
+        shown = (ix.directory.display(principal), ix.directory.name(principal))
+        if names is not None:
+            names[principal] = shown
+    record = entry.record
     return {
-        "assignmentName": entry.record.name or entry.record.id,
-        "principalId": ix.directory.display(entry.principal),
-        "principalName": ix.directory.name(entry.principal),
+        "assignmentName": record.name or record.id,
+        "principalId": shown[0],
+        "principalName": shown[1],
         "role": ix.catalogue.name(entry.role),
-        "scope": entry.record.properties.scope or "/",
+        "scope": record.properties.scope or "/",
     }
 
 
@@ -176,15 +187,18 @@ def bypassed_conditions(ctx: CheckContext) -> Iterator[Outcome]:
     same principal at the same scope or above."""
     engine = ctx.access()
     ix = engine.indexes
-    by_assignment: dict[str, list[Any]] = defaultdict(list)
-    for b in engine.bypassed_conditions():
-        by_assignment[b.roleAssignmentId.lower()].append(b)
     entries = ix.assignments
-    # the conditioned assignments, found in C (a million records, a few conditioned)
-    for index in compress(range(len(entries)), map(_CONDITION, entries)):
+    # the assignments whose record has a condition (a few of a million), as the index found them:
+    # the analysis judges those of them whose condition is not blank, without a pass of its own
+    conditioned = ix.conditioned
+    by_assignment: dict[str, list[Any]] = defaultdict(list)
+    for b in engine.bypassed_conditions([entries[index] for index in conditioned]):
+        by_assignment[b.roleAssignmentId.lower()].append(b)
+    names: dict[str, tuple[str, str]] = {}
+    for index in conditioned:
         entry = entries[index]
         hits = by_assignment.get(entry.id.lower())
-        fields = _assignment_fields(ix, entry)
+        fields = _assignment_fields(ix, entry, names)
         if not hits:
             yield _assignment_outcome(ix, index, entry, True, _EMPTY, **fields)
             continue
