@@ -18,6 +18,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from auditor.estate.records import RoleAssignmentRecord
     from auditor.estate.snapshot import Snapshot
 
 _SUBSCRIPTION = re.compile(r"^/subscriptions/([^/]+)", re.IGNORECASE)
@@ -30,8 +31,10 @@ _TOP = re.compile(
 )
 """:data:`_SUBSCRIPTION` or :data:`_MANAGEMENT_GROUP` in one match (they cannot both match)."""
 _GROUPS = "/resourcegroups/"
+_SUBSCRIPTIONS = "/subscriptions/"
 _ASSIGNMENT = "/providers/cloud.authorization/roleassignments/"
 _ID = attrgetter("id")
+_DISPLAY_NAME = attrgetter("displayName")
 _AT = "roleAssignments["
 
 
@@ -47,7 +50,7 @@ def estate_names(
     ``located``: ``(resource id, location)`` pairs (a finding's): a role assignment at
     ``roleAssignments[i]`` whose record ``i`` has that very id is found there, without a pass
     over every record (the others are looked for as without it)."""
-    from auditor.estate.roles import role_catalogue, role_guid
+    from auditor.estate.roles import role_catalogue
 
     names: dict[str, str] = {}
     for entry in snapshot.hierarchy:
@@ -61,20 +64,28 @@ def estate_names(
         for key, role in role_catalogue(snapshot.roleDefinitions).items()
         if role.properties is not None and role.properties.roleName
     }
-    given = {rid for rid in resource_ids if _ASSIGNMENT in rid.lower()}
-    assignments: dict[str, tuple[str, str]] = {}
-    if given:
+    principals = snapshot.principals
+    shown = list(map(_DISPLAY_NAME, principals))  # (a large directory's every entry: in C)
+    named = compress(principals, shown)
+    people = dict(zip(map(str.lower, map(_ID, named)), filter(None, shown), strict=True))
+    wanted = set(resource_ids)
+    if wanted:
+        name_assignment = _assignment_namer(names, people, roles)
         records = snapshot.roleAssignments
-        found = []
+        count = len(records)
+        done: set[str] = set()  # the ids found at their location
+        # each record is named as soon as it is found, while it is in the processor's caches (a
+        # large estate's assignments are spread over a gigabyte)
         for rid, location in located:
-            if location is None or not location.startswith(_AT) or rid not in given:
+            if location is None or not location.startswith(_AT) or rid in done:
                 continue
             index = location[len(_AT) : -1]
-            if index.isdigit() and int(index) < len(records):
+            if index.isdigit() and int(index) < count and rid in wanted:
                 record = records[int(index)]
-                if record.id == rid:
-                    found.append(record)
-        rest = given.difference(ra.id for ra in found)
+                if record.id == rid and _ASSIGNMENT in (low := rid.lower()):
+                    done.add(rid)
+                    name_assignment(low, record)
+        rest = {rid for rid in wanted.difference(done) if _ASSIGNMENT in rid.lower()}
         if rest:
             # the ids findings show are the records' own: matched as given, in C; ids are
             # distinct without case (merged on load), so this finds what a case-insensitive
@@ -83,26 +94,34 @@ def estate_names(
             lowered = {rid.lower() for rid in rest}
             if {ra.id.lower() for ra in more} != lowered:  # an id given in another case
                 more = [ra for ra in records if ra.id.lower() in lowered]
-            found.extend(more)
-        guids: dict[str, str] = {}  # each role definition id's GUID, found once
-        for ra in found:
-            props = ra.properties
-            guid = guids.get(props.roleDefinitionId)
-            if guid is None:
-                guid = guids[props.roleDefinitionId] = role_guid(props.roleDefinitionId)
-            assignments[ra.id.lower()] = (props.principalId.lower(), guid)
-    people: dict[str, str] = {}
-    for principal in snapshot.principals:
-        if principal.displayName:
-            people[principal.id.lower()] = principal.displayName
-    for key, (principal_id, role_id) in assignments.items():
+            for ra in more:
+                name_assignment(ra.id.lower(), ra)
+    names.update(people)
+    names.update(roles)
+    return names
+
+
+def _assignment_namer(
+    names: dict[str, str], people: Mapping[str, str], roles: Mapping[str, str]
+) -> Callable[[str, RoleAssignmentRecord], None]:
+    """What names a role assignment ("principal as role") by its lower-case id into ``names``,
+    when the principal or the role has a name (each role definition id's GUID found once)."""
+    from auditor.estate.roles import role_guid
+
+    guids: dict[str, str] = {}
+
+    def name_assignment(key: str, record: RoleAssignmentRecord) -> None:
+        props = record.properties
+        principal_id = props.principalId.lower()
+        role_id = guids.get(props.roleDefinitionId)
+        if role_id is None:
+            role_id = guids[props.roleDefinitionId] = role_guid(props.roleDefinitionId)
         who = people.get(principal_id)
         what = roles.get(role_id)
         if who or what:
             names[key] = f"{who or principal_id} as {what or role_id}"
-    names.update(people)
-    names.update(roles)
-    return names
+
+    return name_assignment
 
 
 def describe(resource_id: str, names: Mapping[str, str]) -> str:
@@ -130,7 +149,7 @@ def describer(names: Mapping[str, str]) -> Callable[[str], str]:
     the same words, with each subscription's or management group's name looked up once."""
     if not names:
         return _nothing
-    tops: dict[str, str | None] = {}  # the id's start as written -> its name
+    tops: dict[str, str | None] = {}  # the id's start in lower case -> its name
     get = names.get
     top_of = _TOP.match
     group_of = _RESOURCE_GROUP.search
@@ -138,16 +157,27 @@ def describer(names: Mapping[str, str]) -> Callable[[str], str]:
     def name_of(resource_id: str) -> str:
         if not resource_id:
             return ""
-        m = top_of(resource_id)
-        if m is None:
-            return get(resource_id.lower()) or ""
-        start = m.group(0)
+        low = resource_id.lower()
+        if resource_id.isascii() and low.startswith(_SUBSCRIPTIONS):
+            # (most ids: the pattern's case-insensitive match found in the lower-case id, by
+            # plain string operations rather than the pattern's engine)
+            end = low.find("/", len(_SUBSCRIPTIONS))
+            if end < 0:
+                end = len(low)
+            if end == len(_SUBSCRIPTIONS):  # (an empty subscription id: no match)
+                return get(low) or ""
+            start = low[:end]
+        else:
+            m = top_of(resource_id)
+            if m is None:
+                return get(low) or ""
+            start = m.group(0).lower()
+            end = m.end()
         if start in tops:
             top = tops[start]
         else:
-            top = tops[start] = get(start.lower()) or None
-        low = resource_id.lower()
-        own = get(low) if len(start) != len(resource_id) else None
+            top = tops[start] = get(start) or None
+        own = get(low) if end != len(resource_id) else None
         if top is None:
             return own or ""
         group: str | None = ""

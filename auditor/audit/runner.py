@@ -416,12 +416,12 @@ def audit_snapshot(
         incomplete=incomplete,
         warnings=snapshot.warnings,
     )
+    from operator import attrgetter
+
     judged = result.judged
-    result.names = estate_names(
-        snapshot,
-        (f.resourceId for f in judged),
-        located=((f.resourceId, f.location) for f in judged),
-    )
+    ids = list(map(attrgetter("resourceId"), judged))  # (made in C: a large run judges 60,000)
+    located = zip(ids, map(attrgetter("location"), judged), strict=True)
+    result.names = estate_names(snapshot, ids, located=located)
     return result
 
 
