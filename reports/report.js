@@ -90,6 +90,25 @@
     return json.length <= 80 ? json : JSON.stringify(value, null, 2);
   }
 
+  function evidence(p) {
+    /* a finding's evidence as [key, kind, value] items (kind 0 text, 1 a markup tree, 2 a JSON
+       value), or null: the block gives [shape, value...], the keys by the shape, each value a
+       string's index, [1, tree] or [2, a JSON value's index] (see _html_data.py) */
+    var ev = D.f.ev[p];
+    if (!ev) { return null; }
+    var keys = D.evk[ev[0]];
+    var items = [];
+    for (var i = 1; i < ev.length; i++) {
+      var v = ev[i];
+      if (typeof v === "number") {
+        items.push([S[keys[i - 1]], 0, S[v]]);
+      } else {
+        items.push([S[keys[i - 1]], v[0], v[0] === 2 ? D.evj[v[1]] : v[1]]);
+      }
+    }
+    return items;
+  }
+
   // ---------------------------------------------------------------- a finding as DOM nodes
   function details(p, box) {
     var f = D.f;
@@ -101,11 +120,11 @@
       wp.appendChild(document.createTextNode(" until " + wv[1] + ": " + wv[2]));
       box.appendChild(wp);
     }
-    var ev = f.ev[p];
+    var ev = evidence(p);
     if (ev) {
       var dl = el("dl", "ev");
       for (var i = 0; i < ev.length; i++) {
-        dl.appendChild(el("dt", null, S[ev[i][0]]));
+        dl.appendChild(el("dt", null, ev[i][0]));
         var kind = ev[i][1];
         var dd;
         if (kind === 1) {
@@ -115,7 +134,7 @@
           dd = el("dd");
           dd.appendChild(el("pre", null, pretty(ev[i][2])));
         } else {
-          dd = el("dd", null, S[ev[i][2]]);
+          dd = el("dd", null, ev[i][2]);
         }
         dl.appendChild(dd);
       }
@@ -382,11 +401,11 @@
     var f = D.f;
     var parts = [S[f.r[p]], D.sevs[f.sv[p]], D.sts[f.st[p]], S[f.res[p]], str(f.nm[p]),
                  S[f.m[p]], str(f.src[p]), f.fp[p]];
-    var ev = f.ev[p];
+    var ev = evidence(p);
     if (ev) {
       for (var i = 0; i < ev.length; i++) {
-        parts.push(S[ev[i][0]]);
-        parts.push(ev[i][1] === 0 ? S[ev[i][2]] : JSON.stringify(ev[i][2]));
+        parts.push(ev[i][0]);
+        parts.push(ev[i][1] === 0 ? ev[i][2] : JSON.stringify(ev[i][2]));
       }
     }
     var w = f.wv[p];

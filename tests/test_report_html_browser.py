@@ -340,3 +340,46 @@ def test_screenshot_is_not_blank(browser: Cdp, report: tuple[Path, Any], tmp_pat
     pixels = [(raw[i], raw[i + 1], raw[i + 2]) for i in range(0, len(raw), 3)]
     assert any(r < 40 and g < 50 and b < 80 for r, g, b in pixels)
     assert any(r > 150 and g < 60 and b < 60 for r, g, b in pixels)
+
+
+def test_evidence_in_a_real_browser(browser: Cdp, report: tuple[Path, Any]) -> None:
+    """Every finding's evidence as the page shows it once opened (the block's format 2, read by
+    the script): each key in order, texts as they are (made inert), lists and objects as their
+    JSON, markup as a tree; no evidence lost, none moved to another finding."""
+    from auditor.report._html_data import _inert_json, _scalar
+    from auditor.report._sanitize import looks_like_html, xml_text
+    from auditor.report.html import STATUSES
+
+    path, result = report
+    browser.goto(path.as_uri() + "#status=" + ",".join(STATUSES))
+    shown = browser.js(
+        "(() => { const rows = Array.from(document.querySelectorAll('tr.finding'));"
+        " rows.forEach((r) => { const d = r.querySelector('details'); d.open = true;"
+        " d.dispatchEvent(new Event('toggle')); });"
+        " return rows.map((r) => [r.id, Array.from(r.querySelectorAll('dl.ev > *')).map("
+        "(e) => [e.tagName, e.className, e.textContent])]); })()"
+    )
+    by_id = dict(shown)
+    assert len(by_id) == len(result.findings)
+    with_evidence = 0
+    for n, f in enumerate(result.findings):
+        items = by_id[f"f-{n}"]
+        if not f.evidence:
+            assert items == []
+            continue
+        with_evidence += 1
+        assert [tag for tag, _, _ in items] == ["DT", "DD"] * len(f.evidence)
+        for (key, value), (_, _, dt), (_, cls, dd) in zip(
+            f.evidence.items(), items[::2], items[1::2], strict=True
+        ):
+            assert dt == xml_text(str(key))
+            if isinstance(value, str) and looks_like_html(value):
+                assert cls == "rich"
+            elif isinstance(value, dict | list | tuple):
+                assert json.loads(dd) == json.loads(json.dumps(_inert_json(value)))
+            elif isinstance(value, str):
+                assert dd == xml_text(value)
+            else:
+                assert dd == xml_text(_scalar(value))
+    assert with_evidence > 10
+    assert not browser.problems()

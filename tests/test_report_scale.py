@@ -341,9 +341,13 @@ def test_the_data_block_holds_no_secret_and_only_inert_text(tmp_path: Path) -> N
         found = [n for n in nodes if isinstance(n, list)]
         return found + [e for n in found for e in elements(n[2:])]
 
-    trees = [
-        item[2] for ev in hostile["f"]["ev"] if ev for item in ev if item[1] == 1
-    ]  # kind 1: cleaned markup
+    trees = [  # kind 1: cleaned markup, [1, tree] in [shape, value...] (the block's format 2)
+        item[1]
+        for ev in hostile["f"]["ev"]
+        if ev
+        for item in ev[1:]
+        if isinstance(item, list) and item[0] == 1
+    ]
     assert trees
     nodes = [e for tree in trees for e in elements(tree)]
     assert nodes and {e[0] for e in nodes} <= SAFE_TAGS

@@ -5,7 +5,9 @@
   and compressed as it is made (:func:`auditor.report._html_data.data_block`),
   against the whole document as one ``json.dumps`` text, then ``gzip.compress``: the same document
   once decoded, with the string table's indexes resolved (the keys' order and the table's
-  numbering differ; the script parses the whole document).
+  numbering differ; the script parses the whole document). The block's evidence is in format 2
+  (rows under shared key lists, shared lists and objects once); the oracle's is in format 1
+  (``[key, kind, value]`` items): both are read back as the script reads them (``_items``).
 - The HTML page as parts (:func:`auditor.report.html.chunks`) against the block printed into the
   template's text: the same bytes around the block.
 - The SARIF log with its results encoded in batches (:func:`auditor.report.sarif.chunks`)
@@ -175,7 +177,11 @@ def _resolved(block: str) -> dict[str, Any]:
     for key in ("r", "res", "nm", "m", "src", "at", "loc", "rem"):
         f[key] = [text(i) for i in f[key]]
     f["refs"] = [[table[i] for i in refs] if refs else refs for refs in f["refs"]]
-    f["ev"] = [[item(*it) for it in ev] if ev else ev for ev in f["ev"]]
+    if doc.pop("v") == 1:  # (the reference's format: [key, kind, value] items)
+        f["ev"] = [[item(*it) for it in ev] if ev else ev for ev in f["ev"]]
+    else:  # format 2, read as the script reads it
+        shapes, values = doc.pop("evk"), doc.pop("evj")
+        f["ev"] = [_items(ev, shapes, values, table) if ev else ev for ev in f["ev"]]
     doc["res"] = [[table[a], table[b], text(c), at] for a, b, c, at in doc["res"]]
     doc["priv"] = [
         [*(table[i] for i in row[:5]), [table[i] for i in row[5]]] for row in doc["priv"]
@@ -183,6 +189,22 @@ def _resolved(block: str) -> dict[str, Any]:
     doc["f"] = dict(f)  # (the columns in display order either way)
     assert list(f) == list(_html_data.COLUMNS)
     return doc
+
+
+def _items(ev: list[Any], shapes: list[list[int]], values: list[Any], table: list[str]) -> Any:
+    """A finding's evidence in format 2 as the script reads it (``evidence`` in report.js):
+    ``[shape, value...]`` back to ``[key, kind, value]`` items, texts and JSON values resolved."""
+    keys = shapes[ev[0]]
+    assert len(keys) == len(ev) - 1
+    out = []
+    for key, v in zip(keys, ev[1:], strict=True):
+        if isinstance(v, int):
+            out.append([table[key], EV_TEXT, table[v]])
+        else:
+            kind, value = v
+            assert kind in (EV_RICH, EV_PRE)
+            out.append([table[key], kind, values[value] if kind == EV_PRE else value])
+    return out
 
 
 class _Source(str):
@@ -299,7 +321,8 @@ def test_a_large_block_equals_the_whole_document_compressed_at_once() -> None:
     assert _resolved(block[0]) == _resolved(old[0])
     doc = json.loads(gzip.decompress(base64.b64decode(block[0])))
     assert len(doc["f"]["n"]) == block[1] == 3 * _html_data.BATCH + 7
-    assert list(doc) == ["v", "sevs", "sts", "f", "w", "res", "priv", "s"]  # the table last
+    assert list(doc) == ["v", "sevs", "sts", "f", "evk", "evj", "w", "res", "priv", "s"]
+    assert doc["v"] == 2
 
 
 # The HTML page and the SARIF log written as parts, against the whole page and log of before.

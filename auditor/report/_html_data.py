@@ -3,10 +3,12 @@
 A large estate lists a hundred thousand findings; as markup they made a page of hundreds of
 megabytes that no browser opens. Instead the page carries them once, as JSON with every repeated
 text (resource ids, names, messages, evidence keys and values) stored once in a string table and
-the findings as columns of indexes, gzip-compressed and base64-encoded inside an inert
-``<template>`` element. The page's script decompresses it (``DecompressionStream``), filters and
-searches the data, and builds a page of rows at a time with ``textContent`` (never ``innerHTML``);
-a finding's details are built when it is opened.
+the findings as columns of indexes (their evidence as rows of values under lists of keys that
+findings share, each list or object they share written once: :class:`_Evidence`),
+gzip-compressed and base64-encoded inside an inert ``<template>`` element. The page's script
+decompresses it (``DecompressionStream``), filters and searches the data, and builds a page of
+rows at a time with ``textContent`` (never ``innerHTML``); a finding's details are built when it
+is opened.
 
 Every string is made inert here (:func:`~auditor.report._sanitize.xml_text`), as the templates
 do for what they print; evidence that carries markup is cleaned by nh3 and shipped as a tree of
@@ -16,10 +18,11 @@ allowed elements and text, which the script rebuilds element by element.
 from __future__ import annotations
 
 import base64
+import gc
 import zlib
 from html.parser import HTMLParser
-from itertools import chain, islice
-from operator import attrgetter
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, is_, itemgetter, not_
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -34,7 +37,7 @@ from auditor.report._sanitize import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
     from auditor.audit.findings import Finding, Privileged, RuleInfo, WaiverInfo
 
@@ -43,6 +46,29 @@ FORMAT = "json+gzip+base64"
 
 EV_TEXT, EV_RICH, EV_PRE = 0, 1, 2
 """Kinds of an evidence value: plain text, cleaned markup (a tree), a JSON block."""
+
+
+_CHUNK = 1_024
+"""Texts :meth:`_Strings.put_all` takes at once: its passes over them (looked up, new ones
+checked and numbered, looked up again) find them in the processor's cache."""
+
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
+"""The printable ASCII characters (to ``str.isprintable``, every other ASCII one is a control)."""
+
+
+def _printable(texts: Collection[str]) -> bool:
+    """Whether every one of ``texts`` is printable (``str.isprintable``), decided together. Most
+    texts of a report are ASCII, which Python knows of a string without reading it; their bytes
+    are then checked by one ``bytes.translate``, in C at about a byte a nanosecond, where
+    ``str.isprintable`` takes several per character (a tenth of the block's time at 1,000,000
+    role assignments, before)."""
+    plain = list(map(str.isascii, texts))
+    if all(plain):
+        return not "".join(texts).encode("ascii").translate(None, _PRINTABLE_ASCII)
+    joined = "".join(compress(texts, plain))  # (the others one at a time)
+    return not joined.encode("ascii").translate(None, _PRINTABLE_ASCII) and all(
+        map(str.isprintable, compress(texts, map(not_, plain)))
+    )
 
 
 class _Strings:
@@ -72,17 +98,34 @@ class _Strings:
         """The index of ``text``, or -1 for none (or empty)."""
         return self.put(text) if text else -1
 
-    def put_all(self, texts: list[Any]) -> list[int]:
-        """:meth:`put` of each text (those in the table found without a call)."""
-        get = self.get
+    def put_all(self, texts: Sequence[Any]) -> list[int]:
+        """:meth:`put` of each text. Those in the table are found by one lookup each, in C; the
+        new ones, when all are printable plain strings (most columns), are numbered in order of
+        first appearance by one update, and everything is looked up again (in C too)."""
+        if len(texts) > _CHUNK:
+            return list(chain.from_iterable(map(self.put_all, _slices(texts, _CHUNK))))
+        get: Callable[[Any], Any] = self.get
+        found: list[Any] = list(map(get, texts))
+        if None not in found:
+            return found
+        index = self.index
+        fresh = dict.fromkeys(compress(texts, map(is_, found, repeat(None))))
+        if _STR.issuperset(map(type, fresh)) and _printable(fresh):
+            start = len(index)
+            index.update(zip(fresh, range(start, start + len(fresh)), strict=True))
+            return list(map(get, texts))
         put = self.put
-        return [i if (i := get(t)) is not None else put(t) for t in texts]
+        return [i if i is not None else put(t) for t, i in zip(texts, found, strict=True)]
 
     def opt_all(self, texts: list[Any]) -> list[int]:
         """:meth:`opt` of each text (as :meth:`put_all`)."""
-        get = self.get
-        put = self.put
-        return [-1 if not t else i if (i := get(t)) is not None else put(t) for t in texts]
+        if all(texts):
+            return self.put_all(texts)
+        if not any(texts):
+            return [-1] * len(texts)
+        picked = list(filter(None, texts))
+        found = dict(zip(picked, self.put_all(picked), strict=True))
+        return list(map(found.get, texts, repeat(-1)))
 
 
 class _Tree(HTMLParser):
@@ -165,11 +208,13 @@ LEVEL = 1
 """The block's zlib compression level: the fastest, for a block a tenth larger than level 4's and
 well under the page's size goal (1,000,000 role assignments: 0.21 s against 0.39 s at level 4
 and 0.72 s at zlib's default, 6; 11.0 MB compressed against 10.0 MB and 9.6 MB, a page of
-17.2 MB against 15.9 MB)."""
+17.2 MB against 15.9 MB, measured with format 1; format 2's page is 14.9 MB at level 1)."""
 
-BATCH = 4_096
+BATCH = 2_048
 """Listed findings whose evidence is encoded together (and strings of the table, rows of the
-resource index and of the privileged principals, 4 times as many)."""
+resource index and of the privileged principals, 4 times as many). A batch's evidence is read a
+key at a time: 2,048 findings' evidence stays in the processor's cache between keys (at
+1,000,000 role assignments, 0.83 s for the block against 0.87 s with batches of 4,096)."""
 
 _PART = 1 << 18
 """Bytes of the document handed to the compressor at once (small parts are gathered)."""
@@ -187,14 +232,15 @@ def _plain(value: Any) -> Any:
 _encode = msgspec.json.Encoder(enc_hook=_plain).encode
 
 
-def _array(slices: Iterable[Sequence[Any]]) -> Iterator[bytes]:
-    """A JSON array written from slices of its items, each encoded at once."""
+def _array(slices: Iterable[Sequence[Any]]) -> Iterator[bytes | memoryview]:
+    """A JSON array written from slices of its items, each encoded at once (its brackets left
+    out by a view, not a copy)."""
     yield b"["
     sep = b""
     for items in slices:
         if items:
             yield sep
-            yield _encode(items)[1:-1]
+            yield memoryview(_encode(items))[1:-1]
             sep = b","
     yield b"]"
 
@@ -209,9 +255,10 @@ def _document(
     resources: list[Any],
     statuses: tuple[str, ...],
     privileged: Mapping[str, Sequence[Privileged]] | None,
-) -> Iterator[bytes]:
-    """The data document's JSON text as parts: ``{"v", "sevs", "sts", "f", "w", "res", "priv",
-    "s"}``, the findings a column at a time (:data:`COLUMNS`)."""
+) -> Iterator[bytes | memoryview]:
+    """The data document's JSON text as parts: ``{"v", "sevs", "sts", "f", "evk", "evj", "w",
+    "res", "priv", "s"}``, the findings a column at a time (:data:`COLUMNS`; their evidence as
+    :class:`_Evidence` describes)."""
     s = _Strings()
     put = s.put
     opt = s.opt
@@ -220,7 +267,8 @@ def _document(
     views: list[Any] = [v for group in groups for v in group.findings]
     fs: list[Finding] = [v.f for v in views]
     rules: list[RuleInfo] = [group.rule for group in groups for _ in group.findings]
-    yield _encode({"v": 1, "sevs": list(SEVERITIES), "sts": list(statuses)})[:-1]
+    evidence = _Evidence(s)
+    yield _encode({"v": 2, "sevs": list(SEVERITIES), "sts": list(statuses)})[:-1]
     yield b',"f":{'
     sev_of = {name: i for i, name in enumerate(SEVERITIES)}
     last_sev = len(SEVERITIES) - 1
@@ -242,13 +290,9 @@ def _document(
 
     def column(key: str) -> Iterable[Sequence[Any]]:
         if key == "ev":  # most of the document: a batch at a time
-            shown: dict[int, tuple[Any, Any]] = {}  # (findings share evidence lists)
-            return (
-                [_evidence(e, s, shown) if (e := f.evidence) else 0 for f in batch]
-                for batch in _slices(fs, BATCH)
-            )
+            return (evidence.rows(list(map(_evidence_of, batch))) for batch in _slices(fs, BATCH))
         if key == "n":
-            values = [v.n for v in views]
+            values = list(map(_n_of, views))
         elif key == "r":
             values = []
             for group in groups:
@@ -258,21 +302,23 @@ def _document(
         elif key == "st":
             values = [status_of.get(f.status, 0) for f in fs]
         elif key == "res":
-            values = put_all([f.resourceId for f in fs])
+            values = put_all(list(map(_resource_of, fs)))
         elif key == "nm":
-            values = opt_all([v.name for v in views])
+            values = opt_all(list(map(_name_of, views)))
         elif key == "m":
-            values = put_all([f.message for f in fs])
+            values = put_all(list(map(_message_of, fs)))
         elif key == "fp":
-            values = [xml_text(f.fingerprint) for f in fs]
+            values = list(map(_fingerprint_of, fs))
+            if not (_STR.issuperset(map(type, values)) and _printable(values)):
+                values = list(map(xml_text, values))
         elif key == "src":
-            values = opt_all([f.source for f in fs])
-        elif key == "ln":
-            values = [-1 if (line := f.line) is None else line for f in fs]
+            values = opt_all(sources)
+        elif key == "ln":  # (a property of the source: none at all, most often)
+            values = [-1 if (line := f.line) is None else line for f in fs] if any_source else none
         elif key == "at":
-            values = opt_all([f.address for f in fs])
+            values = opt_all([f.address for f in fs]) if any_source else none
         elif key == "loc":
-            values = opt_all([f.location for f in fs])
+            values = opt_all(list(map(_location_of, fs)))
         elif key == "wv":
             values = [waiver(f.waiver) for f in fs]
         elif key == "rem":
@@ -289,21 +335,31 @@ def _document(
             ]
         return [values]
 
+    sources = list(map(_source_of, fs))
+    any_source = any(sources)
+    none = [-1] * len(fs)
     for i, key in enumerate(COLUMNS):
         yield (b',"' if i else b'"') + key.encode("ascii") + b'":'
         yield from _array(column(key))
     fs.clear()
     rules.clear()
-    yield b'},"w":'
+    sources.clear()
+    yield b'},"evk":'
+    yield _encode(list(evidence.shapes))
+    yield b',"evj":'
+    yield from _array(_slices(evidence.values, BATCH))
+    evidence.shown.clear()
+    evidence.values.clear()
+    yield b',"w":'
     yield _encode(waiver_rows)
     position = {v.n: at for at, v in enumerate(views)}.get
     views.clear()
 
     def resource_rows(rows: Sequence[Any]) -> list[list[Any]]:
         # (each field's texts put at once; a loop: most resources list one finding)
-        ids = put_all([r.resource for r in rows])
-        types = put_all([r.resourceType for r in rows])
-        names = opt_all([r.name for r in rows])
+        ids = put_all(list(map(_resource_row_of, rows)))
+        types = put_all(list(map(_type_of, rows)))
+        names = opt_all(list(map(_name_of, rows)))
         lists = list(map(_findings_of, rows))
         found: list[Any] = list(map(position, map(_n_of, chain.from_iterable(lists))))
         if None in found:  # (a view not in the groups: left out)
@@ -336,15 +392,22 @@ def _document(
     yield b"}"
 
 
-def _compressed(parts: Iterable[bytes]) -> Iterator[bytes]:
+def _compressed(parts: Iterable[bytes | memoryview]) -> Iterator[bytes]:
     """``parts`` compressed as one gzip stream (``gzip.compress`` of their concatenation, level
     :data:`LEVEL`), the compressed bytes as they come. (Compressing on a worker thread while the
     next parts are made was measured and left out: at 1,000,000 role assignments it saved 0.1-0.2 s
     on a quiet machine, cost 10-15 MB more at the peak, and was slower on a busy one.)"""
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, 31)
-    gathered: list[bytes] = []
+    gathered: list[bytes | memoryview] = []
     size = 0
     for part in parts:
+        if len(part) >= _PART:  # (a large part as it is, not copied into a joined one)
+            if gathered:
+                yield packer.compress(b"".join(gathered))
+                gathered.clear()
+                size = 0
+            yield packer.compress(part)
+            continue
         gathered.append(part)
         size += len(part)
         if size >= _PART:
@@ -370,45 +433,148 @@ def _base64(chunks: Iterable[bytes]) -> Iterator[bytes]:
         yield base64.b64encode(rest)
 
 
-def _evidence(
-    evidence: dict[str, Any], s: _Strings, shown: dict[int, tuple[Any, Any]]
-) -> list[list[Any]]:
-    """Evidence as ``[key, kind, value]`` items (see :data:`EV_TEXT`): text as a string-table
-    index, markup as a tree, anything else as the JSON value itself (its strings made inert),
-    which the script shows as the markup page does (short JSON on one line, long JSON
-    indented). (Keys and texts already in the table, most of them, are found by one lookup, as
-    :meth:`_Strings.put_all` finds them; a list or object that several findings share, such as a
-    guest list, is made inert once: ``shown`` keeps it by its identity, beside the list itself
-    so that the identity is not reused.)"""
-    put = s.put
-    get = s.get
-    out: list[list[Any]] = []
-    for key, value in evidence.items():
-        k = get(key)
-        if k is None:
-            k = put(str(key))
+class _Evidence:
+    """The findings' evidence for the script (format 2), a batch of findings at a time.
+
+    A finding's evidence is ``0`` (none) or ``[shape, value, ...]``: ``shape`` indexes the
+    document's ``evk``, the lists of keys (string-table indexes) that findings share, most of a
+    rule's findings having the same keys in the same order; each value is a string-table index
+    (text, :data:`EV_TEXT`), ``[EV_RICH, tree]`` (cleaned markup) or ``[EV_PRE, at]``, a JSON
+    value of the document's ``evj``, each list or object that findings share (a guest list, a
+    path) written once. (Format 1 gave each item as ``[key, kind, value]`` and each JSON value
+    in full: a tenth of the document, at 1,000,000 role assignments, was guest lists again.)"""
+
+    def __init__(self, s: _Strings) -> None:
+        self.s = s
+        self.shapes: dict[tuple[int, ...], int] = {}
+        self.values: list[Any] = []
+        self.shown: dict[int, tuple[Any, list[int]]] = {}  # id -> (the value, kept; its item)
+
+    def rows(self, evidence: list[dict[str, Any]]) -> list[Any]:
+        """The evidence of a batch of findings, made a column at a time: the values of a key
+        are gathered for all the findings with the same keys and made inert together (texts put
+        in the table at once, in C), and the rows zipped from the columns. (Keys that are not all
+        plain strings, which may compare equal to other keys, ``1 == True``, are made one
+        finding at a time, by :meth:`one`.)"""
+        shapes = [tuple(e) if e else () for e in evidence]
+        out: list[Any] = [0] * len(shapes)
+        by_shape: dict[tuple[Any, ...], list[int]] = {}
+        if shapes and shapes.count(shapes[0]) == len(shapes):  # (one rule, or rules alike)
+            by_shape[shapes[0]] = list(range(len(shapes)))
+        else:
+            for at, shape in enumerate(shapes):
+                by_shape.setdefault(shape, []).append(at)
+        for shape, where in by_shape.items():
+            if not shape:
+                continue
+            chosen = evidence if len(where) == len(evidence) else [evidence[at] for at in where]
+            if not _STR.issuperset(map(type, shape)):
+                rows: list[Any] = list(map(self.one, chosen))
+            else:
+                keys = tuple(self.s.put_all(shape))
+                known = self.shapes.setdefault(keys, len(self.shapes))
+                columns = [self.column(list(map(itemgetter(key), chosen))) for key in shape]
+                rows = list(zip(repeat(known), *columns))
+            if len(where) == len(evidence):
+                return rows
+            for at, row in zip(where, rows, strict=True):
+                out[at] = row
+        return out
+
+    def column(self, values: list[Any]) -> Iterable[Any]:
+        """One key's values (as :meth:`value` makes them). Plain texts without markup, most
+        columns, are put in the table together; booleans are two texts."""
+        kinds = set(map(type, values))
+        if kinds == _STR:
+            joined = "".join(values)
+            if "<" not in joined and "&" not in joined:  # (no tags nor entities: plain text)
+                return self.s.put_all(values)
+        elif kinds == _BOOL:
+            as_text = {flag: self.s.put("true" if flag else "false") for flag in set(values)}
+            return map(as_text.__getitem__, values)
+        elif _NESTED.issuperset(kinds):  # (lists and objects, most of them shared: found by id)
+            value = self.value
+            known = map(self.shown.get, map(id, values))
+            return [v[1] if v is not None else value(e) for v, e in zip(known, values, strict=True)]
+        return list(map(self.value, values))
+
+    def one(self, evidence: dict[Any, Any]) -> list[Any]:
+        """One finding's evidence, its keys whatever they are (shown by ``str()``)."""
+        put = self.s.put
+        get = self.s.get
+        keys = tuple(k if (k := get(key)) is not None else put(str(key)) for key in evidence)
+        known = self.shapes.setdefault(keys, len(self.shapes))
+        return [known, *map(self.value, evidence.values())]
+
+    def value(self, value: Any) -> Any:
+        """Text as a string-table index, markup as ``[EV_RICH, tree]``, another scalar as the
+        index of its JSON text (``true``, ``3``, ``null``), a list or object as ``[EV_PRE, at]``
+        (its strings made inert), which the script shows as the markup page does (short JSON on
+        one line, long JSON indented). A list or object that several findings share, such as a
+        guest list, is made inert and written once: ``shown`` keeps its item by its identity,
+        beside the value itself so that the identity is not reused."""
         cls = value.__class__
         if cls is str or isinstance(value, str):
             if ("<" in value or "&" in value) and looks_like_html(value):  # (tags, entities)
-                out.append([k, EV_RICH, rich_tree(value)])
-            else:
-                i = get(value)
-                out.append([k, EV_TEXT, put(value) if i is None else i])
-        elif cls is bool:
-            out.append([k, EV_TEXT, put("true" if value else "false")])
-        elif isinstance(value, dict | list | tuple):
-            known = shown.get(id(value))
+                return [EV_RICH, rich_tree(value)]
+            return self.s.put(value)
+        if cls is bool:
+            return self.s.put("true" if value else "false")
+        if isinstance(value, dict | list | tuple):
+            known = self.shown.get(id(value))
             if known is None:
-                known = shown[id(value)] = (value, _inert_json(value))
-            out.append([k, EV_PRE, known[1]])
-        else:
-            out.append([k, EV_TEXT, put(_scalar(value))])
-    return out
+                known = self.shown[id(value)] = (value, [EV_PRE, len(self.values)])
+                flat = cls is not dict and _STR.issuperset(map(type, value))  # (ids, actions)
+                self.values.append(value if not flat and _as_is(value) else _inert_json(value))
+            return known[1]
+        return self.s.put(_scalar(value))
 
 
 _STR = frozenset({str})
+_BOOL = frozenset({bool})
 _findings_of = attrgetter("findings")
 _n_of = attrgetter("n")
+_evidence_of = attrgetter("evidence")
+_resource_of = attrgetter("resourceId")
+_name_of = attrgetter("name")
+_message_of = attrgetter("message")
+_fingerprint_of = attrgetter("fingerprint")
+_source_of = attrgetter("source")
+_location_of = attrgetter("location")
+_resource_row_of = attrgetter("resource")
+_type_of = attrgetter("resourceType")
+
+
+_JSON_KINDS = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+_NESTED = frozenset({list, dict, tuple})
+_DEPTH = 64
+"""Levels of lists and objects :func:`_as_is` looks into (inputs nest at most 64 levels)."""
+_encode_plain = msgspec.json.Encoder().encode
+
+
+def _as_is(value: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a list or object is inert as it is, decided in C a level at a time (most
+    evidence objects of a large report: lists of ids, guests with their paths): it holds only
+    JSON's own values, of exactly those types (no subclass, which :func:`_inert_json` shows by
+    ``str()``), with plain strings as keys, and its JSON text is printable ASCII without an
+    escape (so no text or key holds a control character). ``gc.get_referents`` gives a level's
+    items and values in one call; it leaves out the keys of an object whose keys are all plain
+    strings, which the JSON text then checks. Anything else is left to :func:`_inert_json`."""
+    level: list[Any] = [value]
+    for _ in range(_DEPTH):  # (deeper, or a list holding itself: left to _inert_json)
+        objects = [item for item in level if item.__class__ is dict]
+        if objects and not _STR.issuperset(map(type, chain.from_iterable(objects))):
+            return False
+        items = gc.get_referents(*level)
+        if not _JSON_KINDS.issuperset(map(type, items)):
+            return False
+        level = [item for item in items if item.__class__ in _NESTED]
+        if not level:
+            break
+    else:
+        return False
+    text = _encode_plain(value)  # (printable ASCII without an escape: DEL is not escaped)
+    return b"\\" not in text and not text.translate(None, _PRINTABLE_ASCII)
 
 
 def _inert_json(value: Any) -> Any:
@@ -420,10 +586,10 @@ def _inert_json(value: Any) -> Any:
     if cls is str:
         return value if value.isprintable() else xml_text(value)
     if cls is list or cls is tuple:
-        if _STR.issuperset(map(type, value)) and "".join(value).isprintable():
+        if _STR.issuperset(map(type, value)) and _printable(value):
             return value
-    elif cls is dict and _STR.issuperset(map(type, value)) and "".join(value).isprintable():
-        if _STR.issuperset(map(type, value.values())) and "".join(value.values()).isprintable():
+    elif cls is dict and _STR.issuperset(map(type, value)) and _printable(value):
+        if _STR.issuperset(map(type, value.values())) and _printable(value.values()):
             return value
         return {
             k: v if v.__class__ is str and v.isprintable() else _inert_json(v)
