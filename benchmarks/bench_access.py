@@ -32,7 +32,7 @@ from _common import cached_estate
 
 from auditor.access import BATCH_WINDOW, AccessEngine, AccessRequest, Decision, read_request_lines
 from auditor.access.indexes import Indexes
-from auditor.cli._access import _write_json_lines
+from auditor.cli._access import _write_windows
 from auditor.estate.snapshot import Snapshot, load_snapshot
 
 CONTROL_OPS = [
@@ -305,7 +305,8 @@ def main() -> None:
         # as `auditor access check --requests FILE` reads and writes them: a window at a time,
         # written a block at a time (benchmarks/bench_requests.py runs the command itself)
         stream = read_request_lines(lines, source="<bench>")
-        _write_json_lines(engine.check_many(stream, window=BATCH_WINDOW, warn=True), each=False)
+        windows = engine.check_windows(stream, window=BATCH_WINDOW, warn=True)
+        _write_windows(windows, each=False, window=BATCH_WINDOW)
         jsonl = len(lines) / (time.perf_counter() - t0)
         sys.stdout = saved
     rows.append(("  JSON Lines in and out (/s wall)", f"{jsonl:,.0f}", ""))
