@@ -36,6 +36,7 @@ from auditor.audit.resources import (
 )
 from auditor.estate.snapshot import loads_snapshot
 from tests.test_access_rows_memory import _view_rules
+from tests.test_audit_scale_paths import _MEMBERS, _VALUES
 from tests.test_rules_as_data import MG, SA, SB, snapshots
 
 AS_OF = dt.date(2026, 11, 21)
@@ -301,14 +302,6 @@ def test_failing_rows_resources_and_evidence_equal_the_calls_they_replaced(
             assert resource == res
             assert outcome.evidence == evidence
             assert outcome.fields == row
-
-
-_MEMBERS = st.sampled_from(["a", "A", "b", "enabled", "Enabled", "", "x"])
-_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2, 2) | st.text("ab", max_size=2),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_MEMBERS, inner, max_size=3),
-    max_leaves=8,
-)
 
 
 @settings(max_examples=300, deadline=None)

@@ -554,15 +554,8 @@ class AssignmentRows:
         those of its facets (:data:`FACETS`, each made once per key), in one dict."""
         key = self._key
         facet = self._facet
-        record = self._ix.assignments[index].record
-        p = record.properties
         return {
-            "type": ROLE_ASSIGNMENTS,
-            "id": record.id or f"roleAssignments[{index}]",
-            "name": record.name or record.id,
-            "scope": p.scope or "/",
-            "roleDefinitionId": p.roleDefinitionId,
-            "condition": p.condition,
+            **_own_fields(self._ix.assignments[index].record, index),
             **facet("principal", key("principal", index), index),
             **facet("role", key("role", index), index),
             **facet("scopeLevel", key("scopeLevel", index), index),
@@ -594,16 +587,7 @@ class AssignmentRows:
         facet_of = self._facet
 
         def shown(index: int) -> dict[str, Any]:
-            record = entries[index].record
-            p = record.properties
-            row: dict[str, Any] = {
-                "type": ROLE_ASSIGNMENTS,
-                "id": record.id or f"roleAssignments[{index}]",
-                "name": record.name or record.id,
-                "scope": p.scope or "/",
-                "roleDefinitionId": p.roleDefinitionId,
-                "condition": p.condition,
-            }
+            row = _own_fields(entries[index].record, index)
             if principal_fields:
                 key = principals[codes[index]]
                 fields = made_get(key)
@@ -1018,3 +1002,17 @@ __all__ = [
     "role_definition_rows",
     "subscription_rows",
 ]
+
+
+def _own_fields(record: Any, index: int) -> dict[str, Any]:
+    """The fields of the role assignment row ``index`` that its record holds itself (the row's
+    facets follow them: :meth:`AssignmentRows.row`, :meth:`AssignmentRows.shown_rows`)."""
+    p = record.properties
+    return {
+        "type": ROLE_ASSIGNMENTS,
+        "id": record.id or f"roleAssignments[{index}]",
+        "name": record.name or record.id,
+        "scope": p.scope or "/",
+        "roleDefinitionId": p.roleDefinitionId,
+        "condition": p.condition,
+    }
