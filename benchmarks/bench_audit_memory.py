@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import cached_estate
+from _common import cached_estate, child_env
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_REV = "0cc0cb2"
@@ -53,9 +53,7 @@ def _environment(tree: Path, pycache: Path) -> dict[str, str]:
     """The audit's environment: ``tree`` on the path, and Python's bytecode cache on in
     ``pycache`` (as an installed tool has it): under ``PYTHONDONTWRITEBYTECODE`` every run would
     compile each module changed since its ``.pyc`` was written (0.06 s and more)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=str(tree), AUDITOR_DEBUG="", PYTHONPYCACHEPREFIX=str(pycache))
-    return env
+    return child_env(pycache, PYTHONPATH=str(tree), AUDITOR_DEBUG="")
 
 
 def _run(

@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PEAK, cached_estate, run_child
+from _common import PEAK, cached_estate, child_env, run_child
 
 BIG = 500_000
 READ = "Cloud.Compute/virtualMachines/read"
@@ -211,7 +211,7 @@ def main() -> None:
         cache_bytes = entry.stat().st_size
 
         exe = str(Path(sys.executable).with_name("auditor"))
-        env = {**os.environ, "AUDITOR_CACHE_DIR": str(directory)}
+        env = child_env(AUDITOR_CACHE_DIR=str(directory))
         action = "Cloud.Authorization/roleAssignments/write"
         check = [exe, "access", "check", "--snapshot", str(path), "--principal", principal]
         check += ["--action", action, "--scope", scope, "--format", "json"]
@@ -222,7 +222,9 @@ def main() -> None:
         commands = (("check", check), ("who", who), ("who largest", big))
         for name, cmd in commands:  # the same answers either way
             cached = subprocess.run(cmd, capture_output=True, env=env, check=True).stdout
-            plain = subprocess.run([*cmd, "--no-cache"], capture_output=True, check=True).stdout
+            plain = subprocess.run(
+                [*cmd, "--no-cache"], capture_output=True, env=child_env(), check=True
+            ).stdout
             if cached != plain:
                 raise SystemExit(f"access {name}: the cached answer differs from the JSON's")
         shell: dict[str, list[float]] = {}

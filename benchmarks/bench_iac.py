@@ -55,7 +55,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import CACHE
+from _common import CACHE, child_env
 
 ROOT = Path(__file__).resolve().parent.parent
 AUDITOR = ROOT / ".venv" / "bin" / "auditor"
@@ -876,15 +876,6 @@ def cached_repository(files: int, seed: int) -> tuple[Path, dict[str, Any]]:
 
 
 # -- measuring -------------------------------------------------------------------------------
-
-
-def child_env(**extra: str) -> dict[str, str]:
-    """The children's environment: Python's bytecode cache on, in ``benchmarks/.cache/pycache``
-    (never beside the sources), as an installed tool runs."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-    env.update(extra)
-    return env
 
 
 class _Run:

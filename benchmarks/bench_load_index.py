@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import PEAK, cached_estate
+from _common import PEAK, cached_estate, child_env
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_REV = "67735f1"  # issue 23's fifth session started here
@@ -67,7 +66,7 @@ def _baseline(rev: str, into: Path) -> Path:
 
 
 def _run(tree: Path, estate: Path) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = child_env(PYTHONPATH=str(tree))
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, str(estate)],
         capture_output=True,

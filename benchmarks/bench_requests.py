@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import cached_estate, run_child
+from _common import cached_estate, child_env, run_child
 
 AUDITOR = Path(sys.executable).parent / "auditor"
 GOAL = 100_000
@@ -123,9 +122,7 @@ def main() -> None:
         many.write_text("".join(lines), encoding="utf-8")
         one.write_text(lines[0], encoding="utf-8")
         del requests, lines
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-        env["AUDITOR_CACHE_DIR"] = str(tmp / "cache")
+        env = child_env(tmp / "pycache", AUDITOR_CACHE_DIR=str(tmp / "cache"))
         helped = subprocess.run(
             [str(AUDITOR), "access", "check", "--help"], env=env, capture_output=True, text=True
         )

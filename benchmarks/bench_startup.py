@@ -18,7 +18,6 @@ and of the audit, from ``python -X importtime``.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
@@ -29,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import child_env  # noqa: E402
 
 BIN = Path(sys.executable).parent
 AUDITOR = BIN / "auditor"
@@ -48,9 +50,7 @@ ROOT_MG = "/providers/Cloud.Management/managementGroups/mg-sample-root"
 
 
 def _environment(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    env["AUDITOR_CACHE_DIR"] = str(tmp / "cache")
+    env = child_env(tmp / "pycache", AUDITOR_CACHE_DIR=str(tmp / "cache"))
     env.pop("AUDITOR_DEBUG", None)
     return env
 
