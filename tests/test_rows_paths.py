@@ -8,8 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from array import array
-from collections import Counter, defaultdict
-from itertools import compress
+from collections import defaultdict
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from hypothesis import strategies as st
 from auditor.access import AssignmentRows, views
 from auditor.access.directory import Directory
 from auditor.access.engine import AccessEngine
-from auditor.access.scopes import ScopeTree
 from auditor.audit import resources
 from auditor.audit.checks._registry import Outcome
 from auditor.audit.engine import Engine
@@ -37,6 +35,7 @@ from auditor.audit.resources import (
 from auditor.estate.snapshot import loads_snapshot
 from tests.test_access_rows_memory import _view_rules
 from tests.test_audit_scale_paths import _MEMBERS, _VALUES
+from tests.test_audit_scale_paths4 import _old_subscription_rows
 from tests.test_rules_as_data import MG, SA, SB, snapshots
 
 AS_OF = dt.date(2026, 11, 21)
@@ -90,43 +89,6 @@ def _user_estates(draw: Any) -> dict[str, Any]:
         "principals": principals,
         "roleAssignments": assignments,
     }
-
-
-def _old_subscription_rows(engine: Any, assignment_rows: Any) -> list[dict[str, Any]]:
-    """:func:`views.subscription_rows` as it was (the oracle): users by a set of the directory's
-    typed users, every scope's subscription from a set of the scopes, the first ids by one walk."""
-    ix = engine.indexes
-    entries = ix.assignments
-    users = {k for k, r in ix.directory.entries() if r.type and str(r.type).lower() == "user"}
-    codes, keys = assignment_rows.facet_codes("principal")
-    user_key = [
-        (k[1] or "User").lower() == "user" if type(k) is tuple else k in users for k in keys
-    ]
-    to_user = list(map(user_key.__getitem__, codes))
-    scopes = [entry.scope for entry in compress(entries, to_user)]
-    sub_of: dict[str, str | None] = {}
-    for scope in set(scopes):
-        found = ScopeTree.subscription_of(scope)
-        sub_of[scope] = None if found is None else ix.scopes.display(found)
-    subs = list(map(sub_of.__getitem__, scopes))
-    counts = Counter(subs)
-    counts.pop(None, None)
-    listed: dict[str, list[str]] = defaultdict(list)
-    for sub, entry in zip(subs, compress(entries, to_user), strict=True):
-        if sub is not None and len(listed[sub]) < views.MAX_LISTED:
-            listed[sub].append(entry.record.id or "")
-    return [
-        {
-            "type": views.SUBSCRIPTIONS,
-            "id": owners.subscription,
-            "name": owners.subscription,
-            "ownerCount": owners.count,
-            "owners": [o.principalId for o in owners.owners][: views.MAX_LISTED],
-            "directUserAssignments": counts.get(owners.subscription, 0),
-            "directUserAssignmentIds": listed.get(owners.subscription, []),
-        }
-        for owners in engine.subscription_owners()
-    ]
 
 
 @SLOW

@@ -266,6 +266,22 @@ def _deny_level(
     )
 
 
+def _principal_keys(
+    principals: Iterable[PrincipalRecord], add: Callable[[str], str]
+) -> tuple[list[str], bool]:
+    """The keys of a deny assignment's named (or excluded) principals, each registered by
+    ``add``, and whether the all-principals entry is among them (it has no key)."""
+    keys: list[str] = []
+    everyone = False
+    for p in principals:
+        if p.id:
+            if is_all_principals(p):
+                everyone = True
+            else:
+                keys.append(add(p.id))
+    return keys, everyone
+
+
 def is_all_principals(principal: PrincipalRecord) -> bool:
     """The all-principals entry: id ``00000000-0000-0000-0000-000000000000`` of type
     ``SystemDefined`` (compared ignoring case)."""
@@ -467,21 +483,8 @@ class Indexes:
         for record in records:
             props = record.properties
             scope = add_scope(props.scope or "/")
-            everyone = excludes_everyone = False
-            named: list[str] = []
-            for p in props.principals:
-                if p.id:
-                    if is_all_principals(p):
-                        everyone = True
-                    else:
-                        named.append(add(p.id))
-            excluded: list[str] = []
-            for p in props.excludePrincipals:
-                if p.id:
-                    if is_all_principals(p):
-                        excludes_everyone = True
-                    else:
-                        excluded.append(add(p.id))
+            named, everyone = _principal_keys(props.principals, add)
+            excluded, excludes_everyone = _principal_keys(props.excludePrincipals, add)
             content = tuple(
                 (
                     tuple(p.actions),
